@@ -1,0 +1,129 @@
+/** Data access for turns (read side; the importer writes them once). */
+import type { DB } from './db.js';
+import type { ContentBlock, Role, Turn, TurnMeta } from '../../shared/model/turn.js';
+
+export interface TurnRow {
+  id: number;
+  session_id: number;
+  position: number;
+  role: Role;
+  blocks: string;
+  text: string;
+  char_count: number;
+  token_count: number;
+  source_ids: string;
+  timestamp: string | null;
+  model: string | null;
+  agent_id: string | null;
+}
+
+export function turnFromRow(row: TurnRow): Turn {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    position: row.position,
+    role: row.role,
+    blocks: JSON.parse(row.blocks) as ContentBlock[],
+    charCount: row.char_count,
+    tokenCount: row.token_count,
+    timestamp: row.timestamp,
+    model: row.model,
+    agentId: row.agent_id,
+    sourceIds: JSON.parse(row.source_ids) as string[],
+  };
+}
+
+export function listTurns(db: DB, sessionId: number, range?: { from: number; to: number }): Turn[] {
+  const rows = range
+    ? (db.prepare('SELECT * FROM turns WHERE session_id = ? AND position >= ? AND position < ? ORDER BY position').all(sessionId, range.from, range.to) as TurnRow[])
+    : (db.prepare('SELECT * FROM turns WHERE session_id = ? ORDER BY position').all(sessionId) as TurnRow[]);
+  return rows.map(turnFromRow);
+}
+
+/**
+ * The planners' view of a session, without block JSON parsing: counts from the
+ * turns table and cycleStart from the tool_cycles table the importer filled.
+ */
+export function listTurnMetas(db: DB, sessionId: number): TurnMeta[] {
+  const rows = db
+    .prepare('SELECT id, position, role, char_count, token_count FROM turns WHERE session_id = ? ORDER BY position')
+    .all(sessionId) as Array<{ id: number; position: number; role: Role; char_count: number; token_count: number }>;
+  const metas: TurnMeta[] = rows.map((r) => ({ id: r.id, position: r.position, role: r.role, charCount: r.char_count, tokenCount: r.token_count, cycleStart: r.position }));
+  const cycles = db
+    .prepare('SELECT result_position, MIN(use_position) AS use_position FROM tool_cycles WHERE session_id = ? GROUP BY result_position')
+    .all(sessionId) as Array<{ result_position: number; use_position: number }>;
+  for (const c of cycles) {
+    const m = metas[c.result_position];
+    if (m && m.position === c.result_position && c.use_position < m.cycleStart) m.cycleStart = c.use_position;
+  }
+  return metas;
+}
+
+export interface ToolCycle {
+  toolUseId: string;
+  toolName: string;
+  usePosition: number;
+  resultPosition: number;
+  isError: boolean;
+}
+
+export function listToolCycles(db: DB, sessionId: number): ToolCycle[] {
+  const rows = db
+    .prepare('SELECT tool_use_id, tool_name, use_position, result_position, is_error FROM tool_cycles WHERE session_id = ? ORDER BY use_position, result_position')
+    .all(sessionId) as Array<{ tool_use_id: string; tool_name: string; use_position: number; result_position: number; is_error: number }>;
+  return rows.map((r) => ({ toolUseId: r.tool_use_id, toolName: r.tool_name, usePosition: r.use_position, resultPosition: r.result_position, isError: r.is_error === 1 }));
+}
+
+export interface ExternalCompaction {
+  id: number;
+  sessionId: number;
+  trigger: string;
+  preTokens: number | null;
+  summaryText: string;
+  summaryTokenCount: number;
+  firstPosition: number;
+  lastPosition: number;
+  boundaryPosition: number;
+  sourceId: string | null;
+  timestamp: string | null;
+}
+
+export function listExternalCompactions(db: DB, sessionId: number): ExternalCompaction[] {
+  const rows = db.prepare('SELECT * FROM external_compactions WHERE session_id = ? ORDER BY boundary_position').all(sessionId) as Array<Record<string, unknown>>;
+  return rows.map((r) => ({
+    id: r.id as number,
+    sessionId: r.session_id as number,
+    trigger: r.trigger as string,
+    preTokens: r.pre_tokens as number | null,
+    summaryText: r.summary_text as string,
+    summaryTokenCount: r.summary_token_count as number,
+    firstPosition: r.first_position as number,
+    lastPosition: r.last_position as number,
+    boundaryPosition: r.boundary_position as number,
+    sourceId: r.source_id as string | null,
+    timestamp: r.timestamp as string | null,
+  }));
+}
+
+export interface SearchHit {
+  sessionId: number;
+  turnId: number;
+  position: number;
+  role: Role;
+  snippet: string;
+}
+
+/** Full-text search over turn text (FTS5). The query is quoted as a phrase per word, so user input is never FTS syntax. */
+export function searchTurns(db: DB, query: string, limit = 50): SearchHit[] {
+  const words = query.split(/\s+/).filter((w) => w.length > 0);
+  if (words.length === 0) return [];
+  const match = words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+  const rows = db
+    .prepare(
+      `SELECT t.session_id, t.id, t.position, t.role, snippet(turns_fts, 0, '[', ']', '…', 12) AS snippet
+       FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+       WHERE turns_fts MATCH ? ORDER BY rank LIMIT ?`,
+    )
+    .all(match, limit) as Array<{ session_id: number; id: number; position: number; role: Role; snippet: string }>;
+  return rows.map((r) => ({ sessionId: r.session_id, turnId: r.id, position: r.position, role: r.role, snippet: r.snippet }));
+}

@@ -1,0 +1,36 @@
+/**
+ * The summarizer contract every pass calls through. Implementations: the extractive
+ * (model-free, default) one and the OpenAI-compatible one (electron/summarize/).
+ */
+export interface SummarizeItem {
+  /** 'turn' items carry a turn's role and text; 'summary' items a child summary's text. */
+  kind: 'turn' | 'summary';
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'summary';
+  text: string;
+}
+
+export interface SummarizeRequest {
+  /** Which prompt to use: leaf and condensed prompts differ. */
+  purpose: 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'chunk' | 'digest';
+  items: SummarizeItem[];
+  /** Earlier summary for continuity (dag leaf prior, rolling summary). */
+  priorSummary?: string | null;
+  targetTokens: number;
+  tier: 'normal' | 'aggressive';
+}
+
+export interface SummarizeResult {
+  text: string;
+  model: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  costUsd?: number;
+}
+
+export interface Summarizer {
+  /** 'extractive' | 'openai' */
+  kind: string;
+  model: string;
+  promptVersion: string;
+  summarize(req: SummarizeRequest, signal?: AbortSignal): Promise<SummarizeResult>;
+}

@@ -1,0 +1,125 @@
+/**
+ * Types shared by every compaction planner (pure, in shared/compaction/) and the
+ * passes that execute their plans (electron/compaction/). A plan is a pure function of
+ * (turn metas, the variant's existing summaries, the variant's state, parameters).
+ */
+import type { TurnMeta } from '../model/turn.js';
+
+export const STRATEGIES = ['dag', 'rolling', 'watermark', 'two-line', 'masking', 'window', 'forgetting'] as const;
+export type StrategyName = (typeof STRATEGIES)[number];
+
+export type SummaryKind = 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'digest' | 'chunk';
+export type SummaryTier = 'normal' | 'aggressive' | 'fallback' | 'truncation' | 'digest';
+
+/** A summary of the variant as planners see it (no text needed to plan). */
+export interface ExistingSummary {
+  id: number;
+  kind: SummaryKind;
+  depth: number;
+  tokenCount: number;
+  charCount: number;
+  /** Folded into a parent or superseded: no longer part of what the model sees. */
+  compacted: boolean;
+  /** Turn positions covered (inclusive), through children for condensed summaries. */
+  firstPosition: number;
+  lastPosition: number;
+  /** Child summary ids (condensed) in order; empty for leaves. */
+  childIds: number[];
+}
+
+/**
+ * Strategy state kept on the variant between passes (variants.state JSON).
+ * Each strategy reads only its own fields.
+ */
+export interface VariantState {
+  /** rolling: number of non-system turns already summarized. */
+  pointer?: number;
+  /** rolling: id of the current rolling summary row. */
+  rollingSummaryId?: number | null;
+  /** watermark: position of the first turn NOT replaced by the summary (only moves forward). */
+  watermark?: number;
+  /** watermark: USD spent by summarizer calls of this variant so far. */
+  spentUsd?: number;
+  /** watermark: id of the current watermark summary. */
+  watermarkSummaryId?: number | null;
+  /** two-line: position up to which (exclusive) the history is covered by digest/chunk summaries. */
+  coveredUntil?: number;
+}
+
+/** A boundary drawn on the turn list. `position` = index of the first turn on the far side. */
+export interface PlanBoundary {
+  kind: 'fresh-tail' | 'kept-window' | 'preserved-tail' | 'watermark' | 'pointer' | 'prefix-end' | 'warning' | 'emergency' | 'mask-window';
+  position: number;
+  label: string;
+}
+
+/** A span of turns the pass will summarize (or mask / drop / truncate). Positions inclusive. */
+export interface PlanSpan {
+  /** Projected node id: 'p0', 'p1', ... unique within one plan. */
+  id: string;
+  purpose: 'leaf' | 'rolling' | 'watermark' | 'chunk' | 'digest' | 'mask' | 'drop';
+  firstPosition: number;
+  lastPosition: number;
+  turnIds: number[];
+  tokens: number;
+  chars: number;
+  /** Existing summary passed as prior context (dag leaf continuity, rolling). */
+  priorSummaryId?: number | null;
+  /** Target size of the summary in tokens. */
+  targetTokens: number;
+}
+
+/** A condensation the pass will perform: children (existing 's<id>' or projected 'p<k>') into one parent. */
+export interface PlanCondense {
+  id: string;
+  depth: number;
+  childIds: string[];
+  targetTokens: number;
+}
+
+export interface ProjectedNode {
+  /** 's<id>' for an existing summary, 'p<k>' for one this plan would create. */
+  id: string;
+  depth: number;
+  projected: boolean;
+  firstPosition: number;
+  lastPosition: number;
+  tokens: number;
+  compacted: boolean;
+}
+
+export interface ProjectedDag {
+  nodes: ProjectedNode[];
+  /** parent -> child edges (summary to summary); leaves' turn coverage is in first/lastPosition. */
+  edges: Array<{ source: string; target: string }>;
+}
+
+export interface TriggerDecision {
+  compact: boolean;
+  reason: string;
+  /** tokens / budget (or context window) where meaningful. */
+  pressure?: number;
+  level?: 'none' | 'warning' | 'emergency' | 'soft' | 'hard';
+}
+
+export interface Plan<P = Record<string, number | string>> {
+  strategy: StrategyName;
+  params: P;
+  trigger: TriggerDecision;
+  boundaries: PlanBoundary[];
+  spans: PlanSpan[];
+  condense: PlanCondense[];
+  dag: ProjectedDag;
+  /** Tokens the model sees now, and after this plan (summaries at their target size). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Context budget line for the gauge (model window, hard cap...). */
+  budget: number | null;
+}
+
+export interface PlanInput<P> {
+  turns: readonly TurnMeta[];
+  summaries: readonly ExistingSummary[];
+  state: VariantState;
+  params: P;
+}

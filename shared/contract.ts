@@ -1,0 +1,239 @@
+/**
+ * THE contract between the window and the main process: every operation the
+ * renderer may ask for, with a zod schema for its input (validated at the trust
+ * boundary: ipcMain.handle in Electron, the HTTP server in browser mode) and the
+ * TypeScript type of its result. Preload, HTTP transport and renderer client are all
+ * derived from OPERATIONS, so there is one list of operations, not three.
+ */
+import { z } from 'zod';
+import { STRATEGIES } from './compaction/types.js';
+import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './compaction/types.js';
+import type { Role, Turn } from './model/turn.js';
+
+const Id = z.number().int().positive();
+const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
+export const ParamsSchema = z.record(z.string(), ParamValue);
+export const StrategySchema = z.enum(STRATEGIES);
+export const ExportFormatSchema = z.enum(['openai', 'anthropic', 'jsonl', 'markdown', 'dag']);
+export type ExportFormat = z.infer<typeof ExportFormatSchema>;
+export const TokenizerSchema = z.enum(['o200k_base', 'cl100k_base']);
+
+/** Summarizer choice as the window sends it. The API key never travels back. */
+export const SummarizerConfigSchema = z.object({
+  kind: z.enum(['extractive', 'openai']),
+  baseURL: z.string().url().optional(),
+  model: z.string().min(1).optional(),
+});
+export type SummarizerConfig = z.infer<typeof SummarizerConfigSchema>;
+
+export const SettingsInputSchema = z.object({
+  summarizer: SummarizerConfigSchema.optional(),
+  /** Write-only: stored encrypted (safeStorage) in Electron; never returned. Empty string clears it. */
+  apiKey: z.string().optional(),
+  concurrency: z.number().int().min(1).max(32).optional(),
+  tokenizer: TokenizerSchema.optional(),
+});
+
+export const InputSchemas = {
+  listSessions: z.object({}),
+  getSession: z.object({ sessionId: Id }),
+  /** Import file contents sent by the window (file input, drag-and-drop, browser mode). */
+  importText: z.object({
+    fileName: z.string().min(1).max(1024),
+    text: z.string(),
+    format: z.string().optional(),
+  }),
+  /** Import files by path (Electron dialogs and drops; main reads the files). */
+  importPaths: z.object({ paths: z.array(z.string().min(1)).min(1), format: z.string().optional() }),
+  deleteSession: z.object({ sessionId: Id }),
+  /** A page of full turns for the virtualized list: positions [from, to). */
+  listTurns: z.object({ sessionId: Id, from: z.number().int().min(0), to: z.number().int().min(0) }),
+  /** Every turn's planning data in columns (cheap for 100,000 turns). */
+  turnMetas: z.object({ sessionId: Id }),
+  search: z.object({ query: z.string().min(1).max(1000) }),
+  listVariants: z.object({ sessionId: Id }),
+  /** The variant for (session, strategy, params, summarizer): created empty if new. */
+  resolveVariant: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema }),
+  listSummaries: z.object({ variantId: Id }),
+  listRuns: z.object({ variantId: Id }),
+  /** Starts a pass in the background; progress arrives as events. */
+  startCompaction: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema, force: z.boolean().optional() }),
+  cancelCompaction: z.object({ runId: Id }),
+  replay: z.object({ variantId: Id }),
+  /** The export as text; Electron's window then asks main to save it with a native dialog. */
+  exportVariant: z.object({ variantId: Id, format: ExportFormatSchema }),
+  saveExport: z.object({ fileName: z.string().min(1).max(255), content: z.string() }),
+  getSettings: z.object({}),
+  setSettings: SettingsInputSchema,
+} as const;
+
+export type OperationName = keyof typeof InputSchemas;
+export type OperationInput<K extends OperationName> = z.infer<(typeof InputSchemas)[K]>;
+
+export interface SessionInfo {
+  id: number;
+  title: string;
+  format: string;
+  sourceFile: string;
+  createdAt: string;
+  startedAt: string | null;
+  parentSessionId: number | null;
+  agentId: string | null;
+  tokenizer: string;
+  turns: number;
+  tokens: number;
+  toolCalls: number;
+  externalCompactions: number;
+}
+
+export interface ExternalCompactionInfo {
+  id: number;
+  trigger: string;
+  preTokens: number | null;
+  summaryText: string;
+  summaryTokenCount: number;
+  firstPosition: number;
+  lastPosition: number;
+  boundaryPosition: number;
+}
+
+export interface SessionDetail extends SessionInfo {
+  externalCompactions_: ExternalCompactionInfo[];
+  children: SessionInfo[];
+}
+
+export interface ImportReport {
+  sessions: Array<SessionInfo & { duplicate: boolean }>;
+}
+
+/** Turn planning data as parallel arrays (index = position). */
+export interface TurnMetaColumns {
+  ids: number[];
+  roles: Role[];
+  tokens: number[];
+  chars: number[];
+  cycleStart: number[];
+}
+
+export interface VariantInfo {
+  id: number;
+  sessionId: number;
+  strategy: StrategyName;
+  params: Record<string, number | string | boolean>;
+  summarizer: SummarizerConfig & { promptVersion: string };
+  state: VariantState;
+  createdAt: string;
+  summaries: number;
+  runs: number;
+}
+
+export interface SummaryInfo extends ExistingSummary {
+  variantId: number;
+  runId: number | null;
+  kind: SummaryKind;
+  text: string;
+  tier: SummaryTier;
+  model: string;
+  promptVersion: string;
+  cacheHit: boolean;
+  /** Turn ids a leaf covers directly (empty for condensed). */
+  turnIds: number[];
+  createdAt: string;
+}
+
+export type RunStatus = 'running' | 'completed' | 'skipped' | 'failed' | 'cancelled';
+
+export interface RunInfo {
+  id: number;
+  variantId: number;
+  status: RunStatus;
+  startedAt: string;
+  endedAt: string | null;
+  params: Record<string, unknown>;
+  stats: Record<string, unknown>;
+  error: string | null;
+  events: Array<{ at: string; kind: string; data: Record<string, unknown> }>;
+}
+
+export interface ReplayMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  /** Where the message comes from: an original turn, a summary, or synthetic glue. */
+  origin: { kind: 'turn'; turnId: number; position: number } | { kind: 'summary'; summaryId: number } | { kind: 'synthetic' };
+  blocks: Turn['blocks'];
+  tokens: number;
+}
+
+export interface Replay {
+  variantId: number;
+  messages: ReplayMessage[];
+  totalTokens: number;
+}
+
+export interface Settings {
+  summarizer: SummarizerConfig;
+  hasApiKey: boolean;
+  concurrency: number;
+  tokenizer: 'o200k_base' | 'cl100k_base';
+}
+
+/** The result type of each operation. */
+export interface OperationResults {
+  listSessions: SessionInfo[];
+  getSession: SessionDetail;
+  importText: ImportReport;
+  importPaths: ImportReport;
+  deleteSession: { deleted: boolean };
+  listTurns: Turn[];
+  turnMetas: TurnMetaColumns;
+  search: Array<{ sessionId: number; turnId: number; position: number; role: Role; snippet: string }>;
+  listVariants: VariantInfo[];
+  resolveVariant: VariantInfo;
+  listSummaries: SummaryInfo[];
+  listRuns: RunInfo[];
+  startCompaction: { runId: number; variantId: number };
+  cancelCompaction: { cancelled: boolean };
+  replay: Replay;
+  exportVariant: { fileName: string; mimeType: string; content: string };
+  saveExport: { savedTo: string | null };
+  getSettings: Settings;
+  setSettings: Settings;
+}
+
+/** The API as the renderer sees it: one async function per operation. */
+export type StudioApi = {
+  [K in OperationName]: (input: OperationInput<K>) => Promise<OperationResults[K]>;
+};
+
+/** Progress and completion of passes, pushed from main to the window. */
+export type StudioEvent =
+  | { type: 'run-progress'; runId: number; variantId: number; done: number; total: number; tokens: number; message?: string }
+  | { type: 'run-finished'; runId: number; variantId: number; status: RunStatus; stats: Record<string, unknown>; error: string | null }
+  | { type: 'sessions-changed' };
+
+/** Errors cross the boundary as data and are re-thrown on the renderer side. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+
+export const OPERATIONS = Object.keys(InputSchemas) as OperationName[];
+
+/**
+ * What the preload exposes on window.studio: one function per operation (each sends
+ * only its own channel, `studio:<op>`), never a raw ipcRenderer.
+ */
+export type PreloadBridge = {
+  [K in OperationName]: (input: OperationInput<K>) => Promise<Envelope<OperationResults[K]>>;
+} & {
+  /** Subscribes to pushed events; returns the unsubscribe function. */
+  onEvent(listener: (event: StudioEvent) => void): () => void;
+  /** Electron only: file path of a dropped File (webUtils.getPathForFile). */
+  pathForFile?(file: unknown): string;
+};
+
+export class StudioError extends Error {
+  constructor(
+    public readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StudioError';
+  }
+}
