@@ -1,0 +1,231 @@
+/**
+ * Data access for variants, runs, run events and summaries. A variant = strategy +
+ * parameters + summarizer + prompt version; it owns its summaries over the session's
+ * immutable turns, so many variants of one session live side by side.
+ */
+import crypto from 'node:crypto';
+import type { DB } from './db.js';
+import { stableJson } from '../../shared/model/turn.js';
+import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/compaction/types.js';
+import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
+
+const now = () => new Date().toISOString();
+
+export interface VariantKey {
+  sessionId: number;
+  strategy: StrategyName;
+  params: Record<string, number | string | boolean>;
+  /** Summarizer identity (kind, model, baseURL) — never the API key. */
+  summarizer: SummarizerConfig;
+  promptVersion: string;
+}
+
+export function variantKeyHash(k: Omit<VariantKey, 'sessionId'>): string {
+  return crypto.createHash('sha256').update(stableJson({ s: k.strategy, p: k.params, m: k.summarizer, v: k.promptVersion })).digest('hex');
+}
+
+interface VariantRow {
+  id: number;
+  session_id: number;
+  strategy: StrategyName;
+  params: string;
+  summarizer: string;
+  prompt_version: string;
+  variant_key: string;
+  state: string;
+  created_at: string;
+  summaries?: number;
+  runs?: number;
+}
+
+function variantFromRow(r: VariantRow): VariantInfo {
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    strategy: r.strategy,
+    params: JSON.parse(r.params) as VariantInfo['params'],
+    summarizer: { ...(JSON.parse(r.summarizer) as SummarizerConfig), promptVersion: r.prompt_version },
+    state: JSON.parse(r.state) as VariantState,
+    createdAt: r.created_at,
+    summaries: r.summaries ?? 0,
+    runs: r.runs ?? 0,
+  };
+}
+
+const SELECT_VARIANT = `SELECT v.*, (SELECT COUNT(*) FROM summaries s WHERE s.variant_id = v.id) AS summaries, (SELECT COUNT(*) FROM runs r WHERE r.variant_id = v.id) AS runs FROM variants v`;
+
+/** Finds the variant for this key or creates it empty. */
+export function getOrCreateVariant(db: DB, key: VariantKey): VariantInfo {
+  const hash = variantKeyHash(key);
+  const existing = db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? AND v.variant_key = ?`).get(key.sessionId, hash) as VariantRow | undefined;
+  if (existing) return variantFromRow(existing);
+  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?)').run(
+    key.sessionId,
+    key.strategy,
+    stableJson(key.params),
+    stableJson(key.summarizer),
+    key.promptVersion,
+    hash,
+    '{}',
+    now(),
+  );
+  return variantFromRow(db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? AND v.variant_key = ?`).get(key.sessionId, hash) as VariantRow);
+}
+
+export function getVariant(db: DB, id: number): VariantInfo | null {
+  const r = db.prepare(`${SELECT_VARIANT} WHERE v.id = ?`).get(id) as VariantRow | undefined;
+  return r ? variantFromRow(r) : null;
+}
+
+export function listVariants(db: DB, sessionId: number): VariantInfo[] {
+  return (db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? ORDER BY v.id`).all(sessionId) as VariantRow[]).map(variantFromRow);
+}
+
+export function setVariantState(db: DB, variantId: number, state: VariantState): void {
+  db.prepare('UPDATE variants SET state = ? WHERE id = ?').run(stableJson(state), variantId);
+}
+
+// ---- runs ----
+
+export function startRun(db: DB, variantId: number, params: Record<string, unknown>): number {
+  return Number(db.prepare("INSERT INTO runs(variant_id, started_at, status, params) VALUES (?, ?, 'running', ?)").run(variantId, now(), stableJson(params)).lastInsertRowid);
+}
+
+export function finishRun(db: DB, runId: number, status: Exclude<RunStatus, 'running'>, stats: Record<string, unknown>, error: string | null = null): void {
+  db.prepare('UPDATE runs SET status = ?, ended_at = ?, stats = ?, error = ? WHERE id = ?').run(status, now(), stableJson(stats), error, runId);
+}
+
+export function addRunEvent(db: DB, runId: number, kind: string, data: Record<string, unknown> = {}): void {
+  db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, stableJson(data));
+}
+
+export function listRuns(db: DB, variantId: number): RunInfo[] {
+  const runs = db.prepare('SELECT * FROM runs WHERE variant_id = ? ORDER BY id').all(variantId) as Array<{ id: number; variant_id: number; status: RunStatus; started_at: string; ended_at: string | null; params: string; stats: string; error: string | null }>;
+  const evStmt = db.prepare('SELECT at, kind, data FROM run_events WHERE run_id = ? ORDER BY id');
+  return runs.map((r) => ({
+    id: r.id,
+    variantId: r.variant_id,
+    status: r.status,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    params: JSON.parse(r.params) as Record<string, unknown>,
+    stats: JSON.parse(r.stats) as Record<string, unknown>,
+    error: r.error,
+    events: (evStmt.all(r.id) as Array<{ at: string; kind: string; data: string }>).map((e) => ({ at: e.at, kind: e.kind, data: JSON.parse(e.data) as Record<string, unknown> })),
+  }));
+}
+
+/** Runs left 'running' by a crash or a killed process are marked failed on start-up. */
+export function failStaleRuns(db: DB): number {
+  return db.prepare("UPDATE runs SET status = 'failed', ended_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'").run(now()).changes;
+}
+
+// ---- summaries ----
+
+export interface NewSummary {
+  variantId: number;
+  runId: number | null;
+  kind: SummaryKind;
+  depth: number;
+  text: string;
+  tokenCount: number;
+  tier: SummaryTier;
+  model: string;
+  promptVersion: string;
+  cacheKey: string | null;
+  cacheHit: boolean;
+  firstPosition: number;
+  lastPosition: number;
+  /** Leaf-like summaries cover turns; condensed ones cover child summaries. */
+  turnIds?: number[];
+  childSummaryIds?: number[];
+}
+
+/** Inserts a summary and its edges. Call inside the pass's commit transaction. */
+export function insertSummary(db: DB, s: NewSummary): number {
+  const id = Number(
+    db
+      .prepare(
+        'INSERT INTO summaries(variant_id, run_id, kind, depth, text, token_count, tier, model, prompt_version, cache_key, cache_hit, compacted, first_position, last_position, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)',
+      )
+      .run(s.variantId, s.runId, s.kind, s.depth, s.text, s.tokenCount, s.tier, s.model, s.promptVersion, s.cacheKey, s.cacheHit ? 1 : 0, s.firstPosition, s.lastPosition, now()).lastInsertRowid,
+  );
+  const edge = db.prepare('INSERT INTO summary_sources(summary_id, ord, turn_id, child_summary_id) VALUES (?,?,?,?)');
+  let ord = 0;
+  for (const t of s.turnIds ?? []) edge.run(id, ord++, t, null);
+  for (const c of s.childSummaryIds ?? []) edge.run(id, ord++, null, c);
+  return id;
+}
+
+/** Marks summaries folded into a parent or superseded; they are never deleted. */
+export function markCompacted(db: DB, summaryIds: readonly number[]): void {
+  const stmt = db.prepare('UPDATE summaries SET compacted = 1 WHERE id = ?');
+  for (const id of summaryIds) stmt.run(id);
+}
+
+interface SummaryRow {
+  id: number;
+  variant_id: number;
+  run_id: number | null;
+  kind: SummaryKind;
+  depth: number;
+  text: string;
+  token_count: number;
+  tier: SummaryTier;
+  model: string;
+  prompt_version: string;
+  cache_key: string | null;
+  cache_hit: number;
+  compacted: number;
+  first_position: number;
+  last_position: number;
+  created_at: string;
+}
+
+export function listSummaries(db: DB, variantId: number): SummaryInfo[] {
+  const rows = db.prepare('SELECT * FROM summaries WHERE variant_id = ? ORDER BY first_position, depth, id').all(variantId) as SummaryRow[];
+  const edges = db
+    .prepare('SELECT ss.summary_id, ss.turn_id, ss.child_summary_id FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id WHERE s.variant_id = ? ORDER BY ss.summary_id, ss.ord')
+    .all(variantId) as Array<{ summary_id: number; turn_id: number | null; child_summary_id: number | null }>;
+  const turnIds = new Map<number, number[]>();
+  const childIds = new Map<number, number[]>();
+  for (const e of edges) {
+    if (e.turn_id !== null) (turnIds.get(e.summary_id) ?? turnIds.set(e.summary_id, []).get(e.summary_id)!).push(e.turn_id);
+    if (e.child_summary_id !== null) (childIds.get(e.summary_id) ?? childIds.set(e.summary_id, []).get(e.summary_id)!).push(e.child_summary_id);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    variantId: r.variant_id,
+    runId: r.run_id,
+    kind: r.kind,
+    depth: r.depth,
+    text: r.text,
+    tokenCount: r.token_count,
+    charCount: r.text.length,
+    tier: r.tier,
+    model: r.model,
+    promptVersion: r.prompt_version,
+    cacheHit: r.cache_hit === 1,
+    compacted: r.compacted === 1,
+    firstPosition: r.first_position,
+    lastPosition: r.last_position,
+    childIds: childIds.get(r.id) ?? [],
+    turnIds: turnIds.get(r.id) ?? [],
+    createdAt: r.created_at,
+  }));
+}
+
+/** The planners' view of a variant's summaries. */
+export function listExistingSummaries(db: DB, variantId: number): ExistingSummary[] {
+  return listSummaries(db, variantId).map(({ id, kind, depth, tokenCount, charCount, compacted, firstPosition, lastPosition, childIds }) => ({
+    id,
+    kind,
+    depth,
+    tokenCount,
+    charCount,
+    compacted,
+    firstPosition,
+    lastPosition,
+    childIds,
+  }));
+}
