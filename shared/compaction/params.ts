@@ -1,0 +1,71 @@
+/**
+ * Parameter specs: one list per strategy drives the CLI's --set parsing, the window's
+ * sliders (min/max/step) and validation. Each strategy file exports its specs with the
+ * default and where it comes from (the published design it follows).
+ */
+export interface ParamSpec {
+  name: string;
+  label: string;
+  /** The default value, from the strategy's published design. */
+  default: number;
+  min: number;
+  /** Upper bound for the slider; `null` = unlimited (the slider then caps at sliderMax). */
+  max: number | null;
+  sliderMax?: number;
+  step: number;
+  /** 'int' values are rounded; 'float' kept; 'percent' are 0-100 ints. */
+  kind: 'int' | 'float' | 'percent';
+  unit?: string;
+  /** What it does and where the default comes from. */
+  doc: string;
+  /** A special "unlimited" value (e.g. maxCondenseDepth), shown as ∞. */
+  unlimitedValue?: number;
+}
+
+export class ParamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ParamError';
+  }
+}
+
+/**
+ * Resolves raw parameters (from the CLI, the window or a stored variant) against the
+ * specs: fills defaults, parses numeric strings, rejects unknown names and out-of-range
+ * values with a message naming the parameter and its range.
+ */
+export function resolveParams<P extends Record<string, number>>(strategy: string, specs: readonly ParamSpec[], raw: Record<string, unknown> | undefined): P {
+  const out: Record<string, number> = {};
+  const given = raw ?? {};
+  for (const key of Object.keys(given)) {
+    if (!specs.some((s) => s.name === key)) {
+      throw new ParamError(`unknown parameter '${key}' for strategy ${strategy} (known: ${specs.map((s) => s.name).join(', ')})`);
+    }
+  }
+  for (const spec of specs) {
+    const v = given[spec.name];
+    if (v === undefined || v === null || v === '') {
+      out[spec.name] = spec.default;
+      continue;
+    }
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (!Number.isFinite(n)) throw new ParamError(`parameter ${spec.name} must be a number, got ${JSON.stringify(v)}`);
+    if (spec.unlimitedValue !== undefined && n === spec.unlimitedValue) {
+      out[spec.name] = n;
+      continue;
+    }
+    if ((spec.kind === 'int' || spec.kind === 'percent') && !Number.isInteger(n)) throw new ParamError(`parameter ${spec.name} must be a whole number, got ${n}`);
+    if (n < spec.min || (spec.max !== null && n > spec.max)) {
+      throw new ParamError(`parameter ${spec.name} must be between ${spec.min} and ${spec.max ?? '∞'}, got ${n}`);
+    }
+    out[spec.name] = n;
+  }
+  return out as P;
+}
+
+/** Defaults of a spec list as a plain object. */
+export function defaultsOf(specs: readonly ParamSpec[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of specs) out[s.name] = s.default;
+  return out;
+}
