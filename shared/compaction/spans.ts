@@ -1,0 +1,284 @@
+/**
+ * Span helpers shared by every planner: prefix sums over token and character counts,
+ * tool-cycle-safe cut positions and chunking by size. Pure and allocation-light so a
+ * planner stays well under one frame on 100,000 turns.
+ *
+ * Vocabulary used throughout:
+ * - a *cut* `b` is a position in [0, count]: the boundary between turn b-1 and turn b.
+ *   Ranges are half-open `[from, to)` of positions unless a name says "inclusive"
+ *   (PlanSpan.firstPosition/lastPosition are inclusive, as in types.ts).
+ * - a cut is *tool-cycle safe* iff no tool_use before it has its tool_result at or after
+ *   it, i.e. every turn at position >= b has `cycleStart >= b` (TurnMeta.cycleStart).
+ *   Cuts 0 and `count` are always safe.
+ * - *conversation turns* are the non-system turns: system turns are never summarized,
+ *   masked or dropped by any strategy (they are the stable prefix the model always sees),
+ *   so span sizes and chunking use the conversation-only prefix sums.
+ *
+ * Usage: build one `SpanIndex` per plan with `buildSpanIndex(turns)` (O(n), one backward
+ * pass computes the suffix minimum of cycleStart), then answer every query in O(1) or
+ * O(log n).
+ */
+import type { TurnMeta } from '../model/turn.js';
+import type { PlanSpan } from './types.js';
+
+/** Precomputed per-plan arrays. All prefix arrays have length count + 1; [i] covers turns [0, i). */
+export interface SpanIndex {
+  readonly count: number;
+  /** Tokens of all turns (system included). */
+  readonly tokenPrefix: Float64Array;
+  /** Characters of all turns (system included). */
+  readonly charPrefix: Float64Array;
+  /** Tokens of conversation (non-system) turns only. */
+  readonly convTokenPrefix: Float64Array;
+  /** Characters of conversation (non-system) turns only. */
+  readonly convCharPrefix: Float64Array;
+  /** Number of conversation (non-system) turns. */
+  readonly convCountPrefix: Int32Array;
+  /** [b] = the largest tool-cycle-safe cut <= b. */
+  readonly safeAtOrBefore: Int32Array;
+  /** [b] = the smallest tool-cycle-safe cut >= b. */
+  readonly safeAtOrAfter: Int32Array;
+}
+
+/**
+ * Builds the index for one plan. `turns[i].position` must equal i (the store and
+ * `turnMetasOf` guarantee it); cycleStart values are clamped into [0, position].
+ */
+export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
+  const n = turns.length;
+  const tokenPrefix = new Float64Array(n + 1);
+  const charPrefix = new Float64Array(n + 1);
+  const convTokenPrefix = new Float64Array(n + 1);
+  const convCharPrefix = new Float64Array(n + 1);
+  const convCountPrefix = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const t = turns[i];
+    const conv = t.role !== 'system';
+    tokenPrefix[i + 1] = tokenPrefix[i] + t.tokenCount;
+    charPrefix[i + 1] = charPrefix[i] + t.charCount;
+    convTokenPrefix[i + 1] = convTokenPrefix[i] + (conv ? t.tokenCount : 0);
+    convCharPrefix[i + 1] = convCharPrefix[i] + (conv ? t.charCount : 0);
+    convCountPrefix[i + 1] = convCountPrefix[i] + (conv ? 1 : 0);
+  }
+  // One backward pass: running suffix minimum of cycleStart decides safety of each cut,
+  // and the nearest safe cut at or after b falls out of the same pass.
+  const safeAtOrAfter = new Int32Array(n + 1);
+  safeAtOrAfter[n] = n;
+  let suffixMin = n;
+  for (let b = n - 1; b >= 0; b--) {
+    const cs = turns[b].cycleStart;
+    if (cs < suffixMin) suffixMin = cs;
+    safeAtOrAfter[b] = suffixMin >= b ? b : safeAtOrAfter[b + 1];
+  }
+  const safeAtOrBefore = new Int32Array(n + 1);
+  for (let b = 0; b <= n; b++) safeAtOrBefore[b] = safeAtOrAfter[b] === b ? b : safeAtOrBefore[b - 1];
+  return { count: n, tokenPrefix, charPrefix, convTokenPrefix, convCharPrefix, convCountPrefix, safeAtOrBefore, safeAtOrAfter };
+}
+
+/** True iff cutting before position b separates no tool_use from its tool_result. */
+export function isSafeCut(ix: SpanIndex, b: number): boolean {
+  return ix.safeAtOrAfter[clampCut(ix, b)] === clampCut(ix, b);
+}
+
+/** The largest safe cut <= b (0 at worst). Used to move a protected-tail start EARLIER. */
+export function safeCutAtOrBefore(ix: SpanIndex, b: number): number {
+  return ix.safeAtOrBefore[clampCut(ix, b)];
+}
+
+/** The smallest safe cut >= b (count at worst). Used to extend a batch to include pending tool results. */
+export function safeCutAtOrAfter(ix: SpanIndex, b: number): number {
+  return ix.safeAtOrAfter[clampCut(ix, b)];
+}
+
+function clampCut(ix: SpanIndex, b: number): number {
+  return b < 0 ? 0 : b > ix.count ? ix.count : b;
+}
+
+/** Tokens of all turns in [from, to). */
+export function tokensIn(ix: SpanIndex, from: number, to: number): number {
+  return ix.tokenPrefix[to] - ix.tokenPrefix[from];
+}
+
+/** Characters of all turns in [from, to). */
+export function charsIn(ix: SpanIndex, from: number, to: number): number {
+  return ix.charPrefix[to] - ix.charPrefix[from];
+}
+
+/** Tokens of the conversation (non-system) turns in [from, to). */
+export function convTokensIn(ix: SpanIndex, from: number, to: number): number {
+  return ix.convTokenPrefix[to] - ix.convTokenPrefix[from];
+}
+
+/** Characters of the conversation (non-system) turns in [from, to). */
+export function convCharsIn(ix: SpanIndex, from: number, to: number): number {
+  return ix.convCharPrefix[to] - ix.convCharPrefix[from];
+}
+
+/** Number of conversation (non-system) turns in [from, to). */
+export function convCountIn(ix: SpanIndex, from: number, to: number): number {
+  return ix.convCountPrefix[to] - ix.convCountPrefix[from];
+}
+
+/**
+ * Position of the k-th (0-based) conversation turn; `count` when there are not that many.
+ * Binary search over convCountPrefix. Used by rolling (its pointer counts non-system
+ * turns) and by window/forgetting (which count messages, not system prompts).
+ */
+export function positionOfConvTurn(ix: SpanIndex, k: number): number {
+  if (k < 0) return 0;
+  if (k >= ix.convCountPrefix[ix.count]) return ix.count;
+  // smallest p with convCountPrefix[p + 1] > k
+  let lo = 0;
+  let hi = ix.count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ix.convCountPrefix[mid + 1] > k) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The largest p in [from, to] with prefix[p] - prefix[from] <= amount (binary search;
+ * prefix sums are non-decreasing).
+ */
+export function lastCutWithin(prefix: Float64Array, from: number, to: number, amount: number): number {
+  const limit = prefix[from] + amount;
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (prefix[mid] <= limit) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * The smallest p in (from, to] with prefix[p] - prefix[from] >= amount, or `to` if the
+ * range never reaches it. "Collect until the length reaches the target, the crossing
+ * turn included" (rolling) is exactly this cut.
+ */
+export function firstCutReaching(prefix: Float64Array, from: number, to: number, amount: number): number {
+  const goal = prefix[from] + amount;
+  let lo = from + 1;
+  let hi = to;
+  if (lo > hi) return to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (prefix[mid] >= goal) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** What chunk sizes are measured in: tokens or characters, of conversation turns only (system turns weigh 0). */
+export type ChunkMeasure = 'tokens' | 'chars';
+
+/**
+ * Cuts [from, to) into consecutive chunks of about `target` (tokens or characters of the
+ * conversation turns), returned as half-open [from, to) pairs covering the range exactly.
+ *
+ * The rule (shared by dag leaf chunks and two-line chunks):
+ * - a chunk closes BEFORE the turn that would push it past `target`;
+ * - a single turn larger than `target` is a chunk of its own;
+ * - a chunk ends only at a tool-cycle-safe cut: when the size rule's cut is unsafe it
+ *   moves back to the nearest safe cut inside the chunk; when there is none (one tool
+ *   cycle larger than the target) it moves forward to the next safe cut, so the chunk
+ *   grows past the target rather than splitting a tool_use from its tool_result.
+ * `to` itself is taken as given (callers pass a safe cut or the session end).
+ * Cost: O(chunks × log n).
+ */
+export function chunkRange(ix: SpanIndex, from: number, to: number, target: number, measure: ChunkMeasure = 'tokens'): Array<[number, number]> {
+  const prefix = measure === 'tokens' ? ix.convTokenPrefix : ix.convCharPrefix;
+  const chunks: Array<[number, number]> = [];
+  let start = from;
+  while (start < to) {
+    let cut = lastCutWithin(prefix, start, to, target);
+    // lastCutWithin takes the LARGEST fitting cut, so zero-weight (system) turns right
+    // after the limit ride along with this chunk instead of opening the next one.
+    if (cut <= start) cut = start + 1; // the next turn alone exceeds the target: its own chunk
+    if (cut < to) {
+      const safeBack = ix.safeAtOrBefore[cut];
+      if (safeBack > start) cut = safeBack;
+      else cut = Math.min(ix.safeAtOrAfter[cut], to);
+    }
+    chunks.push([start, cut]);
+    start = cut;
+  }
+  return chunks;
+}
+
+/**
+ * Ids of the conversation turns in [from, to) (system turns skipped: they are never
+ * summarized). The one per-span allocation a plan needs.
+ */
+export function convTurnIds(turns: readonly TurnMeta[], from: number, to: number): number[] {
+  const ids: number[] = [];
+  for (let p = from; p < to; p++) if (turns[p].role !== 'system') ids.push(turns[p].id);
+  return ids;
+}
+
+/**
+ * A PlanSpan over the conversation turns of [from, to): turnIds, tokens and chars exclude
+ * system turns; firstPosition/lastPosition are the first and last conversation turn
+ * (inclusive). Returns null when the range holds no conversation turn.
+ */
+export function makeSpan(
+  turns: readonly TurnMeta[],
+  ix: SpanIndex,
+  args: { id: string; purpose: PlanSpan['purpose']; from: number; to: number; targetTokens: number; priorSummaryId?: number | null },
+): PlanSpan | null {
+  const turnIds = convTurnIds(turns, args.from, args.to);
+  if (turnIds.length === 0) return null;
+  let first = args.from;
+  while (turns[first].role === 'system') first++;
+  let last = args.to - 1;
+  while (turns[last].role === 'system') last--;
+  const span: PlanSpan = {
+    id: args.id,
+    purpose: args.purpose,
+    firstPosition: first,
+    lastPosition: last,
+    turnIds,
+    tokens: convTokensIn(ix, args.from, args.to),
+    chars: convCharsIn(ix, args.from, args.to),
+    targetTokens: args.targetTokens,
+  };
+  if (args.priorSummaryId !== undefined) span.priorSummaryId = args.priorSummaryId;
+  return span;
+}
+
+/**
+ * Merges [first, last] inclusive position intervals into sorted disjoint ones (touching
+ * intervals merge). Used for the coverage of existing summaries and dropped ranges.
+ */
+export function mergeIntervals(intervals: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const sorted = intervals.map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) {
+      if (b > last[1]) last[1] = b;
+    } else out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * The parts of [from, to) NOT covered by `covered` (sorted, disjoint, inclusive
+ * intervals as mergeIntervals returns), as half-open [from, to) gaps in order.
+ */
+export function uncoveredGaps(covered: ReadonlyArray<readonly [number, number]>, from: number, to: number): Array<[number, number]> {
+  const gaps: Array<[number, number]> = [];
+  let cursor = from;
+  for (const [a, b] of covered) {
+    if (b < cursor) continue;
+    if (a >= to) break;
+    if (a > cursor) gaps.push([cursor, Math.min(a, to)]);
+    cursor = Math.max(cursor, b + 1);
+    if (cursor >= to) break;
+  }
+  if (cursor < to) gaps.push([cursor, to]);
+  return gaps;
+}
