@@ -44,6 +44,18 @@ export interface VariantState {
   watermarkSummaryId?: number | null;
   /** two-line: position up to which (exclusive) the history is covered by digest/chunk summaries. */
   coveredUntil?: number;
+  /**
+   * window / forgetting: position ranges [first, last] (inclusive, sorted, disjoint) the
+   * model no longer sees. System turns inside a range are NOT dropped (every strategy
+   * keeps the system prompt); the replay omits only the conversation turns in them.
+   */
+  droppedRanges?: Array<[number, number]>;
+  /**
+   * masking: tool results answering a tool_use at a position < maskBoundary are masked
+   * (the start of the last `maskWindow` tool cycles, see shared/compaction/masking.ts).
+   * The replay may recompute it with `maskToolResults(turns, maskWindow)`; both agree.
+   */
+  maskBoundary?: number;
 }
 
 /** A boundary drawn on the turn list. `position` = index of the first turn on the far side. */
