@@ -25,7 +25,7 @@ export interface OpenOptions {
 
 export function openDatabase(file: string, opts: OpenOptions = {}): DB {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file, { nativeBinding: opts.nativeBinding, readonly: opts.readonly });
+  const db = new Database(file, { nativeBinding: opts.nativeBinding, readonly: opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
