@@ -105,7 +105,7 @@ try {
   await bundleElectron();
   if (!args.has('--no-renderer')) await buildRenderer();
 } catch (err) {
-  // esbuild already printed the located errors; keep the summary short.
-  console.error(`build failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  // esbuild already printed its located errors; Vite's come only in the message.
+  console.error(`build failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }

@@ -1,0 +1,245 @@
+/**
+ * Browser mode: the same StudioService behind node:http, bound to 127.0.0.1 only.
+ *
+ * Wire protocol (the renderer's HTTP transport speaks exactly this):
+ * - `POST /api/<op>` with the operation's input as a JSON body and
+ *   `Authorization: Bearer <token>` -> 200 with the Envelope JSON
+ *   (`{ok:true,value}` or `{ok:false,error:{code,message}}`); an operation that fails
+ *   is still a 200, because the transport worked.
+ * - `GET /api/events?token=<token>` -> Server-Sent Events; each event is one
+ *   `data: <StudioEvent JSON>` message (EventSource cannot set headers, hence the query).
+ * - Transport failures answer with an HTTP error status and the same envelope shape:
+ *   401 unauthorized (no or wrong token), 403 forbidden_host / forbidden_origin,
+ *   404, 405, 400 bad_json, 413 payload_too_large.
+ * - Everything else: the built renderer from dist/renderer/, with the window's CSP.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Envelope, StudioEvent } from '../../shared/contract.js';
+import { defaultCliDatabasePath } from '../store/db.js';
+import { SECURITY_HEADERS } from '../services/csp.js';
+import { memorySecretStore, type SecretStore } from '../services/secrets.js';
+import { createStudioService, type StudioService } from '../services/studio-service.js';
+import type { WorkerScript } from '../services/compaction-runner.js';
+import { serveStatic } from './static-files.js';
+
+/** 200 MB: large enough for a long transcript sent by the file input, small enough to refuse a runaway upload. */
+export const DEFAULT_MAX_BODY_BYTES = 200 * 1024 * 1024;
+const SSE_KEEPALIVE_MS = 15_000;
+
+// Both this file (electron/server/) and its bundle (dist/electron/) sit two levels below the project root.
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface ServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** SQLite file; defaults to the CLI's default database. */
+  dbPath?: string;
+  rendererDir?: string;
+  resourcesDir?: string;
+  secrets?: SecretStore;
+  importDemo?: boolean;
+  maxBodyBytes?: number;
+  workerScript?: WorkerScript;
+  /** Fixed token (tests); a random one per start otherwise. */
+  token?: string;
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:<port>/#token=<token>`: open this in a browser. */
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  service: StudioService;
+  close(): Promise<void>;
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: Envelope<unknown>): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(json)) });
+  res.end(json);
+}
+
+function transportError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { ok: false, error: { code, message } });
+}
+
+/** Constant-time token comparison (the token is the only thing between a web page and the store). */
+function tokenMatches(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+function bearerToken(req: http.IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/** Reads the body up to `limit` bytes; resolves null (and answers 413) when it is larger. */
+function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number): Promise<string | null> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  const tooLarge = () => {
+    transportError(res, 413, 'payload_too_large', `request body larger than ${Math.round(limit / (1024 * 1024))} MB`);
+    // Stop reading the rest of an oversized upload.
+    req.destroy();
+  };
+  if (Number.isFinite(declared) && declared > limit) {
+    res.setHeader('Connection', 'close');
+    tooLarge();
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let aborted = false;
+    req.on('data', (chunk: Buffer) => {
+      if (aborted) return;
+      size += chunk.length;
+      if (size > limit) {
+        aborted = true;
+        res.setHeader('Connection', 'close');
+        tooLarge();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!aborted) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', (err) => {
+      if (!aborted) reject(err);
+    });
+  });
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const token = opts.token ?? crypto.randomBytes(24).toString('base64url');
+  const rendererDir = opts.rendererDir ?? path.join(PROJECT_ROOT, 'dist', 'renderer');
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const service = await createStudioService({
+    dbPath: opts.dbPath ?? defaultCliDatabasePath(),
+    resourcesDir: opts.resourcesDir ?? path.join(PROJECT_ROOT, 'resources'),
+    secrets: opts.secrets ?? memorySecretStore(),
+    importDemo: opts.importDemo,
+    workerScript: opts.workerScript,
+  });
+
+  const sseClients = new Set<http.ServerResponse>();
+  const unsubscribe = service.onEvent((event: StudioEvent) => {
+    const frame = `data: ${JSON.stringify(event)}\n\n`;
+    for (const client of sseClients) client.write(frame);
+  });
+  const keepalive = setInterval(() => {
+    for (const client of sseClients) client.write(': keepalive\n\n');
+  }, SSE_KEEPALIVE_MS);
+  keepalive.unref();
+
+  let port = 0;
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) transportError(res, 500, 'internal', `server error: ${err instanceof Error ? err.message : String(err)}`);
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // DNS-rebinding defence: a page on evil.example resolving to 127.0.0.1 still sends its own Host.
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      transportError(res, 403, 'forbidden_host', `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`);
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    if (!url.pathname.startsWith('/api/')) {
+      serveStatic(rendererDir, req, res, url.pathname);
+      return;
+    }
+    // A browser sends Origin on cross-origin requests; only our own page may call the API.
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
+      transportError(res, 403, 'forbidden_origin', `origin ${origin} may not call this server`);
+      return;
+    }
+
+    if (url.pathname === '/api/events') {
+      if (!tokenMatches(url.searchParams.get('token') ?? bearerToken(req), token)) {
+        transportError(res, 401, 'unauthorized', 'missing or wrong token: open the URL the server printed (it carries #token=...)');
+        return;
+      }
+      if (req.method !== 'GET') {
+        res.setHeader('Allow', 'GET');
+        transportError(res, 405, 'method_not_allowed', 'GET /api/events');
+        return;
+      }
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.write(': connected\n\n');
+      sseClients.add(res);
+      req.on('close', () => sseClients.delete(res));
+      return;
+    }
+
+    if (!tokenMatches(bearerToken(req), token)) {
+      transportError(res, 401, 'unauthorized', 'missing or wrong token: send Authorization: Bearer <token> (the token the server printed)');
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      transportError(res, 405, 'method_not_allowed', `use POST ${url.pathname}`);
+      return;
+    }
+    const op = decodeURIComponent(url.pathname.slice('/api/'.length));
+    const body = await readBody(req, res, maxBody);
+    if (body === null) return;
+    let input: unknown;
+    try {
+      input = body.trim() === '' ? {} : (JSON.parse(body) as unknown);
+    } catch (err) {
+      transportError(res, 400, 'bad_json', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    sendJson(res, 200, await service.dispatch(op, input));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // 127.0.0.1 only: never reachable from another machine.
+    server.listen(opts.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+
+  let closed: Promise<void> | null = null;
+  return {
+    url: `${origin}/#token=${token}`,
+    origin,
+    port,
+    token,
+    service,
+    close() {
+      closed ??= (async () => {
+        clearInterval(keepalive);
+        unsubscribe();
+        for (const client of sseClients) client.end();
+        sseClients.clear();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await service.close();
+      })();
+      return closed;
+    },
+  };
+}

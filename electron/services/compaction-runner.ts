@@ -1,0 +1,156 @@
+/**
+ * Runs compaction passes OFF THE MAIN THREAD: one worker_threads worker per run,
+ * opening its own connection to the same WAL database and calling the engine. The
+ * main thread (Electron's main process or the browser-mode server) stays responsive,
+ * relays progress as StudioEvents, and cancels through the worker's AbortSignal.
+ */
+import { Worker } from 'node:worker_threads';
+import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
+import type { DB } from '../store/db.js';
+import { addRunEvent, finishRun } from '../store/variants.js';
+import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
+
+/** How the worker script is started: the bundled .cjs, or the .ts source through tsx. */
+export interface WorkerScript {
+  file: string | URL;
+  execArgv?: string[];
+}
+
+interface ActiveRun {
+  runId: number;
+  variantId: number;
+  sessionId: number;
+  worker: Worker;
+  cancelRequested: boolean;
+  finished: boolean;
+  done: Promise<void>;
+}
+
+/** A worker that ignores a cancel this long (a stuck network call) is terminated. */
+const CANCEL_GRACE_MS = 10_000;
+
+export class CompactionRunner {
+  private readonly active = new Map<number, ActiveRun>();
+  /** Sessions with a run starting or running: one pass per session at a time. */
+  private readonly busySessions = new Set<number>();
+
+  constructor(
+    private readonly opts: {
+      db: DB;
+      dbPath: string;
+      nativeBinding?: string;
+      workerScript: WorkerScript;
+      emit: (event: StudioEvent) => void;
+    },
+  ) {}
+
+  /** Starts a pass; resolves as soon as the worker has created the run row. */
+  start(job: PassJob): Promise<{ runId: number; variantId: number }> {
+    if (this.busySessions.has(job.sessionId)) {
+      return Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is already running; cancel it or wait for it to finish`));
+    }
+    this.busySessions.add(job.sessionId);
+    const workerData: PassWorkerData = { dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, job };
+    const worker = new Worker(this.opts.workerScript.file, { workerData, execArgv: this.opts.workerScript.execArgv });
+
+    return new Promise((resolve, reject) => {
+      let run: ActiveRun | null = null;
+      let settleDone: () => void = () => undefined;
+      const done = new Promise<void>((r) => (settleDone = r));
+
+      worker.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'started':
+            run = { runId: msg.runId, variantId: msg.variantId, sessionId: job.sessionId, worker, cancelRequested: false, finished: false, done };
+            this.active.set(msg.runId, run);
+            resolve({ runId: msg.runId, variantId: msg.variantId });
+            break;
+          case 'progress':
+            if (run) this.opts.emit({ type: 'run-progress', runId: run.runId, variantId: run.variantId, done: msg.done, total: msg.total, tokens: msg.tokens, message: msg.message });
+            break;
+          case 'finished':
+            if (run) this.emitFinished(run, msg.status, msg.stats, msg.error);
+            break;
+          case 'rejected':
+            reject(msg.error.code ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name }));
+            break;
+          default: {
+            const _exhaustive: never = msg;
+            return _exhaustive;
+          }
+        }
+      });
+      worker.on('error', (err) => {
+        // A crash inside the worker (a failed pass is recorded by the engine and reported as 'finished').
+        if (!run) reject(new StudioError('internal', `the compaction worker failed to start: ${err.message}`));
+        else this.recordAbnormalEnd(run, 'failed', `the compaction worker crashed: ${err.message}`);
+      });
+      worker.on('exit', (code) => {
+        this.busySessions.delete(job.sessionId);
+        if (!run) {
+          reject(new StudioError('internal', `the compaction worker exited (code ${code}) before starting the run`));
+        } else {
+          if (run.cancelRequested) this.recordAbnormalEnd(run, 'cancelled', 'cancelled');
+          else this.recordAbnormalEnd(run, 'failed', `the compaction worker exited (code ${code}) before finishing the run`);
+          this.active.delete(run.runId);
+        }
+        settleDone();
+      });
+    });
+  }
+
+  private emitFinished(run: ActiveRun, status: Exclude<RunStatus, 'running'>, stats: Record<string, unknown>, error: string | null): void {
+    if (run.finished) return;
+    run.finished = true;
+    this.opts.emit({ type: 'run-finished', runId: run.runId, variantId: run.variantId, status, stats, error });
+  }
+
+  /**
+   * The worker died or was terminated without reporting: close the run row from the
+   * main connection (only if still 'running', so a run the engine closed is untouched).
+   */
+  private recordAbnormalEnd(run: ActiveRun, status: 'failed' | 'cancelled', error: string): void {
+    if (run.finished) return;
+    const row = this.opts.db.prepare('SELECT status FROM runs WHERE id = ?').get(run.runId) as { status: string } | undefined;
+    if (row?.status === 'running') {
+      this.opts.db.transaction(() => {
+        addRunEvent(this.opts.db, run.runId, status === 'cancelled' ? 'cancelled' : 'worker_failed', { error });
+        finishRun(this.opts.db, run.runId, status, {}, status === 'cancelled' ? null : error);
+      })();
+    }
+    this.emitFinished(run, status, {}, status === 'cancelled' ? null : error);
+  }
+
+  /** Asks the run's worker to abort; a worker that does not stop in time is terminated. */
+  cancel(runId: number): boolean {
+    const run = this.active.get(runId);
+    if (!run || run.finished) return false;
+    run.cancelRequested = true;
+    run.worker.postMessage({ type: 'cancel' } satisfies ToWorker);
+    const timer = setTimeout(() => void run.worker.terminate(), CANCEL_GRACE_MS);
+    timer.unref();
+    void run.done.then(() => clearTimeout(timer));
+    return true;
+  }
+
+  /** Sessions with a pass starting or running. */
+  activeSessions(): ReadonlySet<number> {
+    return this.busySessions;
+  }
+
+  isRunning(runId: number): boolean {
+    return this.active.has(runId);
+  }
+
+  /** Resolves when the run's worker has exited (tests, shutdown). */
+  whenDone(runId: number): Promise<void> {
+    return this.active.get(runId)?.done ?? Promise.resolve();
+  }
+
+  /** Cancels every run and waits for the workers to exit (app quit, server close). */
+  async stopAll(): Promise<void> {
+    const runs = [...this.active.values()];
+    for (const r of runs) this.cancel(r.runId);
+    await Promise.all(runs.map((r) => r.done));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The one entry point both transports (Electron IPC, browser-mode HTTP) call:
+ * validate the raw input of an operation against its zod schema from the shared
+ * contract, run it, and turn the outcome into an Envelope. Errors cross the boundary
+ * as data with a stable code, so the renderer can show a readable message.
+ */
+import type { z } from 'zod';
+import { InputSchemas, StudioError, type Envelope, type OperationInput, type OperationName, type StudioApi } from '../../shared/contract.js';
+
+/** Error codes an Envelope may carry (the renderer switches on these). */
+export type ErrorCode = 'invalid_input' | 'unknown_operation' | 'import_error' | 'not_found' | 'busy' | 'internal';
+
+// Messages are capped: a hostile or broken request must not make us echo megabytes back.
+const MAX_MESSAGE = 2000;
+
+export function isOperationName(op: string): op is OperationName {
+  return Object.prototype.hasOwnProperty.call(InputSchemas, op);
+}
+
+const strictSchemas = new Map<OperationName, z.ZodObject>();
+
+/**
+ * Validates `raw` for `op`. Unknown keys are rejected rather than silently stripped: a
+ * misspelt field is a bug in the caller, and an extra multi-megabyte field should not be
+ * accepted and carried along. Throws StudioError('invalid_input') naming the operation
+ * and each bad field.
+ */
+export function validateInput<K extends OperationName>(op: K, raw: unknown): OperationInput<K> {
+  let schema = strictSchemas.get(op);
+  if (!schema) {
+    schema = (InputSchemas[op] as unknown as z.ZodObject).strict();
+    strictSchemas.set(op, schema);
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data as OperationInput<K>;
+  const problems = result.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)';
+    return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`;
+  });
+  throw new StudioError('invalid_input', truncate(`invalid input for ${op}: ${problems.join('; ')}`));
+}
+
+/** Maps any thrown value to the Envelope error the window sees. */
+export function errorEnvelope(op: string, err: unknown): Envelope<never> {
+  if (err instanceof StudioError) return { ok: false, error: { code: err.code, message: truncate(err.message) } };
+  if (err instanceof Error) {
+    // Matched by name, not instanceof: the importer's ImportError and the planners'
+    // ParamError are defined in modules this file should not depend on.
+    switch (err.name) {
+      case 'ImportError':
+        return { ok: false, error: { code: 'import_error', message: truncate(err.message) } };
+      case 'ParamError':
+        return { ok: false, error: { code: 'invalid_input', message: truncate(`invalid input for ${op}: ${err.message}`) } };
+      default:
+        return { ok: false, error: { code: 'internal', message: truncate(`${op} failed: ${err.message}`) } };
+    }
+  }
+  return { ok: false, error: { code: 'internal', message: truncate(`${op} failed: ${String(err)}`) } };
+}
+
+/**
+ * Validates and runs one operation. Never throws: every failure is an Envelope.
+ * `raw` is whatever arrived over the wire (parsed JSON or a structured-clone value).
+ */
+export async function dispatchOperation(api: StudioApi, op: string, raw: unknown): Promise<Envelope<unknown>> {
+  if (!isOperationName(op)) {
+    return { ok: false, error: { code: 'unknown_operation', message: truncate(`unknown operation: ${op}`) } };
+  }
+  try {
+    const input = validateInput(op, raw);
+    const run = api[op] as (input: unknown) => Promise<unknown>;
+    const value = await run(input);
+    return { ok: true, value };
+  } catch (err) {
+    return errorEnvelope(op, err);
+  }
+}
+
+function truncate(message: string): string {
+  return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
+}

@@ -1,0 +1,71 @@
+/**
+ * Store rows -> the contract's result shapes for the session and turn operations.
+ * Kept apart from the service so the mapping (what the window may see) is in one place:
+ * source hashes and raw metadata stay in main.
+ */
+import type { DB } from '../store/db.js';
+import { childSessions, getSession, listSessions, type SessionSummary } from '../store/sessions.js';
+import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
+import { StudioError, type SessionDetail, type SessionInfo, type TurnMetaColumns } from '../../shared/contract.js';
+
+export function sessionInfo(s: SessionSummary): SessionInfo {
+  return {
+    id: s.id,
+    title: s.title,
+    format: s.format,
+    sourceFile: s.sourceFile,
+    createdAt: s.createdAt,
+    startedAt: s.startedAt,
+    parentSessionId: s.parentSessionId,
+    agentId: s.agentId,
+    tokenizer: s.tokenizer,
+    turns: s.turns,
+    tokens: s.tokens,
+    toolCalls: s.toolCalls,
+    externalCompactions: s.externalCompactions,
+  };
+}
+
+export function sessionInfos(db: DB): SessionInfo[] {
+  return listSessions(db).map(sessionInfo);
+}
+
+export function requireSession(db: DB, sessionId: number): SessionSummary {
+  const s = getSession(db, sessionId);
+  if (!s) throw new StudioError('not_found', `session ${sessionId} does not exist`);
+  return s;
+}
+
+export function sessionDetail(db: DB, sessionId: number): SessionDetail {
+  const s = requireSession(db, sessionId);
+  return {
+    ...sessionInfo(s),
+    externalCompactions_: listExternalCompactions(db, sessionId).map((e) => ({
+      id: e.id,
+      trigger: e.trigger,
+      preTokens: e.preTokens,
+      summaryText: e.summaryText,
+      summaryTokenCount: e.summaryTokenCount,
+      firstPosition: e.firstPosition,
+      lastPosition: e.lastPosition,
+      boundaryPosition: e.boundaryPosition,
+    })),
+    children: childSessions(db, sessionId).map(sessionInfo),
+  };
+}
+
+/** Every turn's planning data as parallel columns: compact on the wire for 100,000 turns. */
+export function turnMetaColumns(db: DB, sessionId: number): TurnMetaColumns {
+  requireSession(db, sessionId);
+  const metas = listTurnMetas(db, sessionId);
+  const cols: TurnMetaColumns = { ids: new Array(metas.length), roles: new Array(metas.length), tokens: new Array(metas.length), chars: new Array(metas.length), cycleStart: new Array(metas.length) };
+  for (let i = 0; i < metas.length; i++) {
+    const m = metas[i];
+    cols.ids[i] = m.id;
+    cols.roles[i] = m.role;
+    cols.tokens[i] = m.tokenCount;
+    cols.chars[i] = m.charCount;
+    cols.cycleStart[i] = m.cycleStart;
+  }
+  return cols;
+}

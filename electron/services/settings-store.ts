@@ -1,0 +1,53 @@
+/**
+ * The window's settings (summarizer choice, concurrency, tokenizer) in the store's
+ * `settings` table, one JSON value per key. The API key is NOT here: it goes to the
+ * SecretStore and only `hasApiKey` is ever reported back.
+ */
+import type { DB } from '../store/db.js';
+import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
+import type { SecretStore } from './secrets.js';
+
+/** Defaults: the offline extractive summarizer, 4 concurrent summaries (two-line's default), o200k_base. */
+export const DEFAULT_SETTINGS = {
+  summarizer: { kind: 'extractive' } as SummarizerConfig,
+  concurrency: 4,
+  tokenizer: 'o200k_base' as const,
+};
+
+function readKey(db: DB, key: string): unknown {
+  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+  if (!row) return undefined;
+  try {
+    return JSON.parse(row.value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeKey(db: DB, key: string, value: unknown): void {
+  db.prepare('INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+}
+
+/** Settings as stored, each falling back to its default when missing or malformed. */
+export function readSettings(db: DB, secrets: SecretStore): Settings {
+  const summarizer = SummarizerConfigSchema.safeParse(readKey(db, 'summarizer'));
+  const tokenizer = TokenizerSchema.safeParse(readKey(db, 'tokenizer'));
+  const concurrency = readKey(db, 'concurrency');
+  return {
+    summarizer: summarizer.success ? summarizer.data : DEFAULT_SETTINGS.summarizer,
+    hasApiKey: secrets.getApiKey() !== null,
+    concurrency: typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : DEFAULT_SETTINGS.concurrency,
+    tokenizer: tokenizer.success ? tokenizer.data : DEFAULT_SETTINGS.tokenizer,
+  };
+}
+
+/** Applies the given fields (absent ones unchanged) and returns the new settings. */
+export function writeSettings(db: DB, secrets: SecretStore, input: OperationInput<'setSettings'>): Settings {
+  db.transaction(() => {
+    if (input.summarizer !== undefined) writeKey(db, 'summarizer', input.summarizer);
+    if (input.concurrency !== undefined) writeKey(db, 'concurrency', input.concurrency);
+    if (input.tokenizer !== undefined) writeKey(db, 'tokenizer', input.tokenizer);
+  })();
+  if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey);
+  return readSettings(db, secrets);
+}

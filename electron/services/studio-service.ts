@@ -1,0 +1,168 @@
+/**
+ * The StudioApi implementation both transports share (Electron IPC and the
+ * browser-mode HTTP server): it owns the store connection, answers every operation of
+ * the shared contract, runs passes in a worker, and emits StudioEvents.
+ */
+import { STRATEGY_DEFINITIONS } from '../../shared/compaction/index.js';
+import { resolveParams } from '../../shared/compaction/params.js';
+import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
+import { openDatabase, type DB } from '../store/db.js';
+import { deleteSession } from '../store/sessions.js';
+import { listTurns, searchTurns } from '../store/turns.js';
+import { failStaleRuns, getOrCreateVariant, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
+import { ensureDemo, exportFor, importPathsIntoStore, importTextIntoStore, promptVersionFor, replayFor } from './collaborators.js';
+import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
+import { dispatchOperation } from './dispatch.js';
+import type { SecretStore } from './secrets.js';
+import { requireSession, sessionDetail, sessionInfos, turnMetaColumns } from './session-views.js';
+import { readSettings, writeSettings } from './settings-store.js';
+
+export interface StudioServiceOptions {
+  /** SQLite file (a real file: the pass worker opens its own connection to it). */
+  dbPath: string;
+  /** The Electron build of better-sqlite3 (electron/native-binding.ts); Node's otherwise. */
+  nativeBinding?: string;
+  /** Folder holding the bundled demo transcript. */
+  resourcesDir: string;
+  secrets: SecretStore;
+  /** Import the demo session when the store has never had one (default true). */
+  importDemo?: boolean;
+  /** How to start the pass worker; defaults to the sibling pass-worker (.cjs bundle or .ts via tsx). */
+  workerScript?: WorkerScript;
+  /**
+   * Electron: asks the user where to save an export and writes it; returns the path or
+   * null when cancelled. Browser mode has none: the window downloads the content itself.
+   */
+  saveFile?: (fileName: string, content: string) => Promise<string | null>;
+}
+
+export interface StudioService {
+  api: StudioApi;
+  /** Validates and runs one operation; never throws. Both transports call this. */
+  dispatch(op: string, rawInput: unknown): Promise<Envelope<unknown>>;
+  onEvent(listener: (event: StudioEvent) => void): () => void;
+  /** Cancels running passes, waits for their workers, closes the store. */
+  close(): Promise<void>;
+  readonly db: DB;
+  readonly runner: CompactionRunner;
+}
+
+/**
+ * The worker next to this module: in a bundle (dist/electron/*.cjs) that is
+ * pass-worker.cjs; from sources (Vitest, tsx) the .ts file loaded through tsx.
+ */
+export function defaultWorkerScript(moduleUrl: string = import.meta.url): WorkerScript {
+  if (moduleUrl.endsWith('.cjs')) return { file: new URL('./pass-worker.cjs', moduleUrl) };
+  return { file: new URL('./pass-worker.ts', moduleUrl), execArgv: ['--import', 'tsx'] };
+}
+
+export async function createStudioService(opts: StudioServiceOptions): Promise<StudioService> {
+  if (opts.dbPath === ':memory:') throw new Error('the studio service needs a database file: the pass worker opens its own connection');
+  const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding });
+  // Runs left 'running' by a crash or a kill cannot still be running: no worker survives us.
+  failStaleRuns(db);
+  if (opts.importDemo ?? true) await ensureDemo(db, opts.resourcesDir);
+
+  const listeners = new Set<(event: StudioEvent) => void>();
+  const emit = (event: StudioEvent) => {
+    for (const l of listeners) {
+      try {
+        l(event);
+      } catch {
+        // One broken subscriber (a closed window, a dropped SSE stream) must not stop the others.
+      }
+    }
+  };
+  const runner = new CompactionRunner({ db, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript: opts.workerScript ?? defaultWorkerScript(), emit });
+  const settings = () => readSettings(db, opts.secrets);
+
+  const requireVariant = (variantId: number) => {
+    const v = getVariant(db, variantId);
+    if (!v) throw new StudioError('not_found', `variant ${variantId} does not exist`);
+    return v;
+  };
+
+  const api: StudioApi = {
+    listSessions: async () => sessionInfos(db),
+    getSession: async ({ sessionId }) => sessionDetail(db, sessionId),
+    importText: async ({ fileName, text, format }) => {
+      const report = await importTextIntoStore(db, fileName, text, { format, tokenizer: settings().tokenizer });
+      emit({ type: 'sessions-changed' });
+      return report;
+    },
+    importPaths: async ({ paths, format }) => {
+      const report = await importPathsIntoStore(db, paths, { format, tokenizer: settings().tokenizer });
+      emit({ type: 'sessions-changed' });
+      return report;
+    },
+    deleteSession: async ({ sessionId }) => {
+      if (runner.activeSessions().has(sessionId)) {
+        throw new StudioError('busy', `session ${sessionId} has a compaction running; cancel it before deleting the session`);
+      }
+      const deleted = deleteSession(db, sessionId);
+      if (deleted) emit({ type: 'sessions-changed' });
+      return { deleted };
+    },
+    listTurns: async ({ sessionId, from, to }) => {
+      requireSession(db, sessionId);
+      if (to < from) throw new StudioError('invalid_input', `invalid input for listTurns: to (${to}) is before from (${from})`);
+      return listTurns(db, sessionId, { from, to });
+    },
+    turnMetas: async ({ sessionId }) => turnMetaColumns(db, sessionId),
+    search: async ({ query }) => searchTurns(db, query),
+    listVariants: async ({ sessionId }) => {
+      requireSession(db, sessionId);
+      return listVariants(db, sessionId);
+    },
+    resolveVariant: async ({ sessionId, strategy, params }) => {
+      requireSession(db, sessionId);
+      const summarizer = settings().summarizer;
+      // Resolved (defaults filled) so that {} and the explicit defaults are one variant.
+      const resolved = resolveParams(strategy, STRATEGY_DEFINITIONS[strategy].specs, params);
+      return getOrCreateVariant(db, { sessionId, strategy, params: resolved, summarizer, promptVersion: promptVersionFor(summarizer) });
+    },
+    listSummaries: async ({ variantId }) => {
+      requireVariant(variantId);
+      return listSummaries(db, variantId);
+    },
+    listRuns: async ({ variantId }) => {
+      requireVariant(variantId);
+      return listRuns(db, variantId);
+    },
+    startCompaction: async ({ sessionId, strategy, params, force }) => {
+      requireSession(db, sessionId);
+      // Checked here too so a bad parameter is an immediate invalid_input, not a worker round trip.
+      resolveParams(strategy, STRATEGY_DEFINITIONS[strategy].specs, params);
+      const s = settings();
+      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency, tokenizer: s.tokenizer });
+    },
+    cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) }),
+    replay: async ({ variantId }) => {
+      requireVariant(variantId);
+      return replayFor(db, variantId);
+    },
+    exportVariant: async ({ variantId, format }) => {
+      requireVariant(variantId);
+      return exportFor(db, variantId, format);
+    },
+    saveExport: async ({ fileName, content }) => ({ savedTo: opts.saveFile ? await opts.saveFile(fileName, content) : null }),
+    getSettings: async () => settings(),
+    setSettings: async (input) => writeSettings(db, opts.secrets, input),
+  };
+
+  return {
+    api,
+    db,
+    runner,
+    dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput),
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      await runner.stopAll();
+      listeners.clear();
+      db.close();
+    },
+  };
+}
