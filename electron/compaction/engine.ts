@@ -1,0 +1,242 @@
+/**
+ * The engine that runs one compaction pass: resolves the parameters, finds or creates
+ * the variant, opens a run, builds the PassContext (lazy turn reads, summaries, the
+ * summarizer behind cache + tier ladder + semaphore, progress, events, cancellation),
+ * calls the strategy's pass and closes the run with its status and stats.
+ *
+ * Used by the CLI (`compact`), the Electron main process (from a worker thread) and the
+ * browser-mode server. Consistency rule: passes write summaries and state in ONE
+ * transaction at commit, so a cancelled or failed run leaves nothing partial; the
+ * engine only ever writes the run row and its events around them.
+ */
+import type { DB } from '../store/db.js';
+import { getSession } from '../store/sessions.js';
+import { listTurnMetas, listTurns } from '../store/turns.js';
+import { addRunEvent, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
+import { STRATEGY_DEFINITIONS, planFor } from '../../shared/compaction/index.js';
+import { resolveParams } from '../../shared/compaction/params.js';
+import type { ExistingSummary, Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
+import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
+import type { TurnMeta } from '../../shared/model/turn.js';
+import type { PassContext, TieredSummary } from './pass.js';
+import { PASSES } from './passes/index.js';
+import { createSummarizer, identityOfSummarizer, isSummarizer, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
+
+/** Summarizer calls in flight at once for one pass, unless the caller says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export interface RunProgress {
+  runId: number;
+  variantId: number;
+  done: number;
+  total: number;
+  tokens: number;
+  message?: string;
+}
+
+export interface RunCompactionOptions {
+  sessionId: number;
+  strategy: StrategyName;
+  /** Raw parameters (CLI strings, window numbers); resolved against the strategy's specs. */
+  params?: Record<string, unknown>;
+  /** A built summarizer, or a config (+ apiKey) the factory turns into one. Default: extractive. */
+  summarizer?: Summarizer | SummarizerSetup;
+  /** Max summarizer calls in flight (default 4). */
+  concurrency?: number;
+  /** Run the pass even when the strategy's trigger says no (dag `compact` vs `compactIfNeeded`). */
+  force?: boolean;
+  signal?: AbortSignal;
+  onProgress?(p: RunProgress): void;
+  /** The run exists (its id is known) and the pass is about to start: services answer startCompaction here. */
+  onRunStarted?(ids: { runId: number; variantId: number }): void;
+  onEvent?(e: { runId: number; kind: string; data: Record<string, unknown> }): void;
+  /** Default: the tokenizer the session was imported with. */
+  tokenizer?: TokenizerName;
+  /** Summary cache LRU bound (default 1000). */
+  cacheLimit?: number;
+}
+
+export interface RunCompactionResult {
+  variantId: number;
+  runId: number;
+  status: Exclude<RunStatus, 'running'>;
+  stats: Record<string, unknown>;
+  error: string | null;
+}
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'bad_params',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+function sessionTokenizer(db: DB, sessionId: number, override?: TokenizerName): TokenizerName {
+  if (override) return override;
+  const s = getSession(db, sessionId);
+  if (!s) throw new EngineError('not_found', `session ${sessionId} not found`);
+  return isTokenizerName(s.tokenizer) ? s.tokenizer : DEFAULT_TOKENIZER;
+}
+
+function resolveStrategyParams(strategy: StrategyName, raw: Record<string, unknown> | undefined): Record<string, number> {
+  const def = STRATEGY_DEFINITIONS[strategy];
+  if (!def) throw new EngineError('bad_params', `unknown strategy '${String(strategy)}' (known: ${Object.keys(STRATEGY_DEFINITIONS).join(', ')})`);
+  return resolveParams<Record<string, number>>(strategy, def.specs, raw);
+}
+
+/**
+ * The variant for (session, strategy, params, summarizer): created empty when new. The
+ * services' `resolveVariant` uses this too, so the window and the CLI agree on identity.
+ */
+export function resolveVariantFor(db: DB, o: { sessionId: number; strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig }): VariantInfo {
+  if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
+  const params = resolveStrategyParams(o.strategy, o.params);
+  return getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: summarizerIdentity(o.summarizer), promptVersion: promptVersionOf(o.summarizer) });
+}
+
+/** Finds an existing variant for this key without creating one. */
+function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: Record<string, number>, summarizer?: SummarizerConfig): VariantInfo | null {
+  const hash = variantKeyHash({ strategy, params, summarizer: summarizerIdentity(summarizer), promptVersion: promptVersionOf(summarizer) });
+  const row = db.prepare('SELECT id FROM variants WHERE session_id = ? AND variant_key = ?').get(sessionId, hash) as { id: number } | undefined;
+  return row ? getVariant(db, row.id) : null;
+}
+
+/**
+ * Tokens the model sees for a variant: every turn not covered by an uncompacted summary,
+ * plus those summaries. Correct for the summary-based strategies; H3's replay gives the
+ * exact figure (masking placeholders, synthetic glue) once it is wired in.
+ */
+export function visibleTokens(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[]): number {
+  const live = summaries.filter((s) => !s.compacted).sort((a, b) => a.firstPosition - b.firstPosition);
+  let total = 0;
+  let pos = 0;
+  for (const s of live) {
+    for (; pos < s.firstPosition && pos < metas.length; pos++) total += metas[pos].tokenCount;
+    total += s.tokenCount;
+    pos = Math.max(pos, s.lastPosition + 1);
+  }
+  for (; pos < metas.length; pos++) total += metas[pos].tokenCount;
+  // System turns stay visible even under a summary's range.
+  for (const s of live) for (let p = s.firstPosition; p <= s.lastPosition && p < metas.length; p++) if (metas[p].role === 'system') total += metas[p].tokenCount;
+  return total;
+}
+
+export interface PlanSessionOptions {
+  sessionId: number;
+  strategy: StrategyName;
+  params?: Record<string, unknown>;
+  /** Plan against this variant's summaries and state; default: the variant these params would resolve to, if it exists. */
+  variantId?: number;
+  summarizer?: SummarizerConfig;
+}
+
+/** The pure planner over the stored session: no summarizer call, no write. */
+export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, number>> & { variantId: number | null } {
+  if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
+  const params = resolveStrategyParams(o.strategy, o.params);
+  let variant: VariantInfo | null = null;
+  if (o.variantId !== undefined) {
+    variant = getVariant(db, o.variantId);
+    if (!variant || variant.sessionId !== o.sessionId) throw new EngineError('not_found', `variant ${o.variantId} not found for session ${o.sessionId}`);
+  } else {
+    variant = findVariant(db, o.sessionId, o.strategy, params, o.summarizer);
+  }
+  const plan = planFor(o.strategy, {
+    turns: listTurnMetas(db, o.sessionId),
+    summaries: variant ? listExistingSummaries(db, variant.id) : [],
+    state: variant?.state ?? {},
+    params,
+  });
+  return { ...plan, variantId: variant?.id ?? null };
+}
+
+const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
+export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
+  const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
+  const params = resolveStrategyParams(o.strategy, o.params);
+  const summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
+  const identity = isSummarizer(o.summarizer) ? identityOfSummarizer(o.summarizer) : summarizerIdentity(o.summarizer);
+  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: identity, promptVersion: summarizer.promptVersion });
+  const force = o.force ?? false;
+  const runId = startRun(db, variant.id, { ...params, force });
+  const signal = o.signal ?? new AbortController().signal;
+  const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
+  const started = Date.now();
+  const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  const metas = listTurnMetas(db, o.sessionId);
+  const count = (text: string) => countTokens(text, tokenizer);
+  const tokensBefore = visibleTokens(metas, listExistingSummaries(db, variant.id));
+
+  const ctx: PassContext = {
+    db,
+    sessionId: o.sessionId,
+    variant,
+    runId,
+    metas,
+    readTurns: (from, to) => listTurns(db, o.sessionId, { from, to }),
+    readSummaries: () => listExistingSummaries(db, variant.id),
+    summaryText: (id) => {
+      const row = db.prepare('SELECT text FROM summaries WHERE id = ? AND variant_id = ?').get(id, variant.id) as { text: string } | undefined;
+      if (!row) throw new Error(`summary ${id} not found in variant ${variant.id}`);
+      return row.text;
+    },
+    state: (getVariant(db, variant.id)?.state ?? {}) as VariantState,
+    summarizer,
+    tokenizer,
+    concurrency: semaphore.limit,
+    signal,
+    async summarize(req, opts): Promise<TieredSummary> {
+      counters.summariesRequested++;
+      const s = await summarizeWithTiers({ db, summarizer, request: req, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback });
+      counters.summarizerCalls += s.calls;
+      if (s.cacheHit) counters.cacheHits++;
+      counters.tokensIn += s.tokensIn;
+      counters.tokensOut += s.tokensOut;
+      counters.costUsd += s.costUsd;
+      return s;
+    },
+    countTokens: count,
+    progress(done, total, tokens, message) {
+      o.onProgress?.({ runId, variantId: variant.id, done, total, tokens, message });
+    },
+    event(kind, data = {}) {
+      addRunEvent(db, runId, kind, data);
+      o.onEvent?.({ runId, kind, data });
+    },
+    checkCancelled() {
+      if (signal.aborted) throw abortError(signal);
+    },
+  };
+
+  o.onRunStarted?.({ runId, variantId: variant.id });
+  const baseStats = () => ({
+    ...counters,
+    costUsd: Math.round(counters.costUsd * 1e6) / 1e6,
+    tokensBefore,
+    durationMs: Date.now() - started,
+  });
+  try {
+    ctx.checkCancelled();
+    const outcome = await PASSES[o.strategy](ctx, { ...params, force });
+    const tokensAfter = visibleTokens(metas, listExistingSummaries(db, variant.id));
+    // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
+    const stats = { ...outcome.stats, ...baseStats(), tokensAfter };
+    finishRun(db, runId, outcome.status, stats);
+    return { variantId: variant.id, runId, status: outcome.status, stats, error: null };
+  } catch (err) {
+    const cancelled = signal.aborted;
+    const status = cancelled ? 'cancelled' : 'failed';
+    const error = cancelled ? 'cancelled' : errorMessage(err);
+    const stats = { ...baseStats(), tokensAfter: visibleTokens(metas, listExistingSummaries(db, variant.id)) };
+    finishRun(db, runId, status, stats, error);
+    return { variantId: variant.id, runId, status, stats, error };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The summarizer factory: a SummarizerConfig (what the window, the CLI or a stored
+ * variant says) becomes a Summarizer. Also the canonical summarizer identity that goes
+ * into the variant key, so the window and the CLI find the same variant for the same
+ * choice (never the API key).
+ */
+import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import type { SummarizerConfig } from '../../shared/contract.js';
+import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
+import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, OPENAI_PROMPT_VERSION, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
+
+/** A summarizer choice plus the secrets and knobs that never enter the variant key. */
+export interface SummarizerSetup extends SummarizerConfig {
+  /** OpenAI API key; default $OPENAI_API_KEY. */
+  apiKey?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** The identity stored in the variant key: extractive has no model or URL; openai gets its defaults filled. */
+export function summarizerIdentity(config: SummarizerConfig | undefined): SummarizerConfig {
+  const kind = config?.kind ?? 'extractive';
+  switch (kind) {
+    case 'extractive':
+      return { kind: 'extractive' };
+    case 'openai':
+      return { kind: 'openai', baseURL: config?.baseURL ?? DEFAULT_OPENAI_BASE_URL, model: config?.model ?? DEFAULT_OPENAI_MODEL };
+    default: {
+      const _exhaustive: never = kind;
+      return _exhaustive;
+    }
+  }
+}
+
+/** Identity of an already built summarizer (tests and benchmarks pass instances). */
+export function identityOfSummarizer(s: Summarizer, setup?: SummarizerConfig): SummarizerConfig {
+  if (setup) return summarizerIdentity(setup);
+  if (s.kind === 'extractive') return { kind: 'extractive' };
+  const baseURL = (s as Partial<OpenAiSummarizer>).baseURL;
+  return { kind: 'openai', model: s.model, ...(baseURL ? { baseURL } : {}) };
+}
+
+export function promptVersionOf(config: SummarizerConfig | undefined): string {
+  return (config?.kind ?? 'extractive') === 'openai' ? OPENAI_PROMPT_VERSION : EXTRACTIVE_PROMPT_VERSION;
+}
+
+export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS.ProcessEnv = process.env): Summarizer {
+  const id = summarizerIdentity(setup);
+  switch (id.kind) {
+    case 'extractive':
+      return createExtractiveSummarizer();
+    case 'openai': {
+      const opts: OpenAiSummarizerOptions = {
+        baseURL: id.baseURL!,
+        model: id.model!,
+        apiKey: setup?.apiKey ?? env.OPENAI_API_KEY,
+        timeoutMs: setup?.timeoutMs,
+        maxRetries: setup?.maxRetries,
+      };
+      return createOpenAiSummarizer(opts);
+    }
+    default: {
+      const _exhaustive: never = id.kind;
+      return _exhaustive;
+    }
+  }
+}
+
+export function isSummarizer(x: unknown): x is Summarizer {
+  return typeof x === 'object' && x !== null && typeof (x as Summarizer).summarize === 'function';
+}

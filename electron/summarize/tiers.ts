@@ -1,0 +1,178 @@
+/**
+ * The tier ladder every summary goes through:
+ *   normal -> aggressive (half the target, lower temperature) when the output is not
+ *   shorter than the input, is empty or the source verbatim, or the call fails
+ *   -> fallback (the deterministic extractive summary, bounded).
+ * The tier that produced the text is recorded on the summary. Each rung is looked up in
+ * the summary cache before any call, so a re-run over unchanged content makes zero calls
+ * whatever rung it ended on last time.
+ */
+import type { DB } from '../store/db.js';
+import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/compaction/summarizer.js';
+import type { SummaryTier } from '../../shared/compaction/types.js';
+import type { TieredSummary } from '../compaction/pass.js';
+import { extractiveSummary, EXTRACTIVE_MODEL } from '../../shared/summarize/extractive.js';
+import { itemsToSourceText } from '../../shared/summarize/items.js';
+import { cacheGet, cachePut, summaryCacheKey, DEFAULT_CACHE_LIMIT } from './cache.js';
+
+/** A counting semaphore: at most `limit` summarizer calls in flight for one pass. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`concurrency must be a whole number >= 1, got ${limit}`);
+  }
+
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(abortError(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private release(): void {
+    this.active--;
+    const next = this.waiting.shift();
+    if (next) next();
+  }
+}
+
+export class AbortError extends Error {
+  constructor(message = 'the run was cancelled') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+export function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error && signal.reason.name === 'AbortError' ? signal.reason : new AbortError();
+}
+
+/** Thrown when every model tier failed and the caller asked for no fallback (watermark truncation). */
+export class SummarizerFailure extends Error {
+  constructor(message: string, readonly attempts: Array<{ tier: SummaryTier; error: string }>) {
+    super(message);
+    this.name = 'SummarizerFailure';
+  }
+}
+
+const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * Why a model output is unusable, or null when it is fine. Not shorter than the input
+ * (by real tokens) covers echoes of the whole prompt; "verbatim" also rejects an output
+ * that copies at least half of the source.
+ */
+export function rejectOutput(output: string, source: string, countTokens: (s: string) => number): string | null {
+  const out = normalize(output);
+  if (out.length === 0) return 'empty output';
+  const src = normalize(source);
+  if (out === src || (out.length * 2 >= src.length && src.includes(out))) return 'output is the source text verbatim';
+  if (countTokens(output) >= countTokens(source)) return 'output is not shorter than the input';
+  return null;
+}
+
+export interface TierOptions {
+  db: DB;
+  summarizer: Summarizer;
+  request: Omit<SummarizeRequest, 'tier'>;
+  countTokens(text: string): number;
+  semaphore: Semaphore;
+  signal: AbortSignal;
+  cacheLimit?: number;
+  /** false: throw SummarizerFailure instead of using the extractive fallback. */
+  allowFallback?: boolean;
+  /** Called once per attempted model call (for run events / stats). */
+  onAttempt?(tier: 'normal' | 'aggressive', outcome: { ok: boolean; reason?: string; latencyMs: number }): void;
+}
+
+/** The aggressive rung's target: half the normal one (at least 32 tokens). */
+export function aggressiveTarget(targetTokens: number): number {
+  return Math.max(32, Math.floor(targetTokens / 2));
+}
+
+/** Summarize through cache and ladder. Never returns empty text or the source verbatim. */
+export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary> {
+  const identity = `${o.summarizer.kind}:${o.summarizer.model}`;
+  const keyOf = (tier: SummaryTier) => summaryCacheKey({ request: o.request, model: identity, promptVersion: o.summarizer.promptVersion, tier });
+  const source = itemsToSourceText(o.request.items);
+  const started = Date.now();
+
+  // Every rung's cache entry first: zero calls when this exact span was summarized before.
+  for (const tier of ['normal', 'aggressive', 'fallback'] as const) {
+    if (tier === 'fallback' && o.allowFallback === false) break;
+    const key = keyOf(tier);
+    const hit = cacheGet(o.db, key);
+    if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started };
+  }
+
+  let calls = 0;
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let costUsd = 0;
+  const attempts: Array<{ tier: SummaryTier; error: string }> = [];
+  for (const tier of ['normal', 'aggressive'] as const) {
+    if (o.signal.aborted) throw abortError(o.signal);
+    const req: SummarizeRequest = { ...o.request, tier, targetTokens: tier === 'aggressive' ? aggressiveTarget(o.request.targetTokens) : o.request.targetTokens };
+    const callStart = Date.now();
+    let result: SummarizeResult;
+    try {
+      calls++;
+      result = await o.semaphore.run(() => o.summarizer.summarize(req, o.signal), o.signal);
+    } catch (err) {
+      if (o.signal.aborted) throw abortError(o.signal);
+      const reason = err instanceof Error ? err.message : String(err);
+      attempts.push({ tier, error: reason });
+      o.onAttempt?.(tier, { ok: false, reason, latencyMs: Date.now() - callStart });
+      continue;
+    }
+    tokensIn += result.tokensIn ?? 0;
+    tokensOut += result.tokensOut ?? 0;
+    costUsd += result.costUsd ?? 0;
+    const rejected = rejectOutput(result.text ?? '', source, o.countTokens);
+    o.onAttempt?.(tier, { ok: rejected === null, reason: rejected ?? undefined, latencyMs: Date.now() - callStart });
+    if (rejected) {
+      attempts.push({ tier, error: rejected });
+      continue;
+    }
+    const text = result.text.trim();
+    const key = keyOf(tier);
+    const tokenCount = o.countTokens(text);
+    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+    return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started };
+  }
+
+  if (o.allowFallback === false) {
+    throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
+  }
+  // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
+  const text = extractiveSummary({ ...o.request, tier: 'aggressive' });
+  const key = keyOf('fallback');
+  const tokenCount = o.countTokens(text);
+  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+  return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started };
+}

@@ -1,0 +1,63 @@
+/**
+ * How a span of turns (or child summaries) becomes summarizer input. Every pass builds
+ * its `SummarizeItem`s here so that the cache key, the extractive summarizer and the
+ * OpenAI prompts all see the same canonical text: block content only, never turn ids,
+ * positions or timestamps (the cache key must not change when the same content is
+ * imported again under new ids).
+ */
+import type { SummarizeItem } from '../compaction/summarizer.js';
+import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
+
+/**
+ * Markers the renderer writes in front of non-text blocks. The extractive summarizer
+ * reads them back (an errored tool result is an "error" line; a tool_use carries the
+ * command), and they tell a model which lines are tool traffic.
+ */
+export const ITEM_MARKERS = {
+  thinking: '[thinking]',
+  toolUse: '[tool_use',
+  toolResult: '[tool_result]',
+  toolError: '[tool_result error]',
+} as const;
+
+/** One content block as canonical summarizer text (see ITEM_MARKERS). */
+export function blockToItemText(b: ContentBlock): string {
+  switch (b.type) {
+    case 'text':
+      return b.text;
+    case 'thinking':
+      return `${ITEM_MARKERS.thinking} ${b.thinking}`;
+    case 'tool_use':
+      return `${ITEM_MARKERS.toolUse} ${b.name}] ${stableJson(b.input)}`;
+    case 'tool_result':
+      return `${b.is_error ? ITEM_MARKERS.toolError : ITEM_MARKERS.toolResult} ${b.content}`;
+    case 'image':
+      return `[image: ${b.mediaType}, ${b.sizeBytes} bytes]`;
+    default: {
+      const _exhaustive: never = b;
+      return _exhaustive;
+    }
+  }
+}
+
+/** A turn as one summarizer item (role kept; ids, positions and timestamps dropped). */
+export function turnToItem(turn: Pick<Turn, 'role' | 'blocks'>): SummarizeItem {
+  return { kind: 'turn', role: turn.role, text: turn.blocks.map(blockToItemText).join('\n') };
+}
+
+export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): SummarizeItem[] {
+  return turns.map(turnToItem);
+}
+
+/** A child summary (condensation, rolling/two-line upgrade input) as one item. */
+export function summaryToItem(text: string): SummarizeItem {
+  return { kind: 'summary', role: 'summary', text };
+}
+
+/**
+ * The canonical source text of a request: what "the output must be shorter than the
+ * input" and "never the source verbatim" compare against, and what the prompts embed.
+ */
+export function itemsToSourceText(items: readonly SummarizeItem[]): string {
+  return items.map((i) => `${i.role}: ${i.text}`).join('\n\n');
+}
