@@ -1,12 +1,253 @@
-// PLACEHOLDER (to be replaced by the planner implementation for 'dag').
+/**
+ * Strategy `dag`: a compaction manager over a summary DAG, following lossless-claw
+ * (Martian Engineering's Lossless Context Management plugin; the LCM paper).
+ *
+ * - Trigger (`shouldCompact`): the tokens the model currently sees (system turns +
+ *   uncompacted summaries + turns not covered by any summary) > tokenBudget × contextThreshold.
+ *   `plan.trigger.compact` reports it; the plan always lists what a pass WOULD do, so the
+ *   window can preview a forced `compact` too (the pass honours the trigger unless forced).
+ * - Leaf pass: the last `freshTailCount` turns are protected (the fresh-tail start moves
+ *   EARLIER to a tool-cycle-safe cut, so the tail never loses a turn). The evictable turns
+ *   not yet covered by a depth-0 summary are cut into chunks of about `leafChunkTokens`
+ *   (spans.ts `chunkRange`: a chunk closes before the turn that would exceed the target,
+ *   a larger single turn is its own chunk, cuts only at tool-cycle-safe positions). Each
+ *   chunk gets the most recent existing depth-0 summary (at pass start) as prior summary.
+ *   System turns are never summarized (they stay in what the model sees).
+ * - Condensation: from depth 0 upwards, if at least `condensedMinFanout` uncompacted
+ *   summaries exist at a depth (existing + projected), ALL of them are condensed into one
+ *   parent at depth+1 and marked compacted; repeat until a depth has too few, or the
+ *   parent would exceed `maxCondenseDepth`.
+ * - What the model sees: system turns, uncompacted summaries in chronological order, then
+ *   the turns not covered by any summary (at least the fresh tail).
+ */
+import type { ParamSpec } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
+import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
+import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps } from './spans.js';
 
-export const dagStrategy: StrategyDefinition = {
-  name: 'dag',
-  label: 'dag',
-  description: 'not implemented yet',
-  specs: [],
-  plan() {
-    throw new Error('strategy dag: planner not implemented yet');
+export type DagParams = {
+  contextThreshold: number;
+  tokenBudget: number;
+  freshTailCount: number;
+  leafChunkTokens: number;
+  condensedMinFanout: number;
+  maxCondenseDepth: number;
+};
+
+/** `maxCondenseDepth` value meaning "no limit" (lossless-claw uses -1 for unlimited depth too). */
+export const UNLIMITED_DEPTH = -1;
+
+/**
+ * Target size of a leaf summary: lossless-claw's `leafTargetTokens` default 1200 (its
+ * architecture notes: leaf summaries "typically 800–1200 tokens"). Not a parameter in the issue.
+ */
+export const DAG_LEAF_TARGET_TOKENS = 1200;
+/** Target size of a condensed summary: lossless-claw's `condensedTargetTokens` default 2000. */
+export const DAG_CONDENSED_TARGET_TOKENS = 2000;
+
+export const dagSpecs: readonly ParamSpec[] = [
+  {
+    name: 'contextThreshold',
+    label: 'Context threshold',
+    default: 0.75,
+    min: 0.05,
+    max: 1,
+    step: 0.05,
+    kind: 'float',
+    doc: 'Compact when the tokens the model sees exceed tokenBudget × this fraction. Default 0.75 (lossless-claw LCM_CONTEXT_THRESHOLD).',
   },
+  {
+    name: 'tokenBudget',
+    label: 'Token budget',
+    default: 200000,
+    min: 1000,
+    max: null,
+    sliderMax: 1000000,
+    step: 1000,
+    kind: 'int',
+    unit: 'tokens',
+    doc: "The model's context window. Default 200,000 (issue 3; Claude-class context window).",
+  },
+  {
+    name: 'freshTailCount',
+    label: 'Fresh tail',
+    default: 16,
+    min: 0,
+    max: null,
+    sliderMax: 200,
+    step: 1,
+    kind: 'int',
+    unit: 'turns',
+    doc: 'The newest turns that are never summarized (moved earlier to keep tool cycles whole). Default 16 (issue 3; lossless-claw suggests 8-64).',
+  },
+  {
+    name: 'leafChunkTokens',
+    label: 'Leaf chunk size',
+    default: 20000,
+    min: 100,
+    max: null,
+    sliderMax: 100000,
+    step: 500,
+    kind: 'int',
+    unit: 'tokens',
+    doc: 'Source tokens per leaf summary chunk. Default 20,000 (lossless-claw LCM_LEAF_CHUNK_TOKENS).',
+  },
+  {
+    name: 'condensedMinFanout',
+    label: 'Condense fanout',
+    default: 4,
+    min: 2,
+    max: null,
+    sliderMax: 16,
+    step: 1,
+    kind: 'int',
+    unit: 'summaries',
+    doc: 'Uncompacted summaries at one depth needed before they are condensed into a parent. Default 4 (lossless-claw LCM_CONDENSED_MIN_FANOUT).',
+  },
+  {
+    name: 'maxCondenseDepth',
+    label: 'Max condense depth',
+    default: UNLIMITED_DEPTH,
+    min: 0,
+    max: null,
+    sliderMax: 10,
+    step: 1,
+    kind: 'int',
+    unlimitedValue: UNLIMITED_DEPTH,
+    doc: 'Deepest condensed summary allowed; 0 = leaves only, -1 = unlimited (the default, issue 3; -1 as in lossless-claw).',
+  },
+];
+
+/** The most recent depth-0 summary: the one covering the latest turns (ties: the newest id). */
+export function latestLeaf(summaries: readonly ExistingSummary[]): ExistingSummary | null {
+  let best: ExistingSummary | null = null;
+  for (const s of summaries) {
+    if (s.depth !== 0) continue;
+    if (!best || s.lastPosition > best.lastPosition || (s.lastPosition === best.lastPosition && s.id > best.id)) best = s;
+  }
+  return best;
+}
+
+interface CondenseCandidate {
+  id: string;
+  first: number;
+  last: number;
+  tokens: number;
+  /** Existing summary id (for stable ordering) or Infinity for projected nodes. */
+  order: number;
+}
+
+export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
+  const { turns, summaries, params } = input;
+  const ix = buildSpanIndex(turns);
+  const n = ix.count;
+
+  // Protected tail: moved EARLIER to a safe cut, never later.
+  const freshTailStart = safeCutAtOrBefore(ix, Math.max(0, n - params.freshTailCount));
+
+  // Coverage of the turns by depth-0 summaries (compacted ones still cover: their parent does).
+  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
+  let coveredTokens = 0;
+  for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
+  let summaryTokens = 0;
+  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
+  const tokensBefore = ix.tokenPrefix[n] - coveredTokens + summaryTokens;
+  const threshold = params.tokenBudget * params.contextThreshold;
+  const shouldCompact = tokensBefore > threshold;
+
+  // Leaf spans over the uncovered evictable turns.
+  const prior = latestLeaf(summaries);
+  const spans: PlanSpan[] = [];
+  for (const [from, to] of uncoveredGaps(leafCoverage, 0, freshTailStart)) {
+    for (const [a, b] of chunkRange(ix, from, to, params.leafChunkTokens, 'tokens')) {
+      const span = makeSpan(turns, ix, { id: `p${spans.length}`, purpose: 'leaf', from: a, to: b, targetTokens: DAG_LEAF_TARGET_TOKENS, priorSummaryId: prior ? prior.id : null });
+      if (span) spans.push(span);
+    }
+  }
+
+  // Condensation, depth by depth over existing + projected uncompacted summaries.
+  const byDepth = new Map<number, CondenseCandidate[]>();
+  const add = (depth: number, c: CondenseCandidate) => {
+    const list = byDepth.get(depth);
+    if (list) list.push(c);
+    else byDepth.set(depth, [c]);
+  };
+  for (const s of summaries) if (!s.compacted) add(s.depth, { id: `s${s.id}`, first: s.firstPosition, last: s.lastPosition, tokens: s.tokenCount, order: s.id });
+  for (const sp of spans) add(0, { id: sp.id, first: sp.firstPosition, last: sp.lastPosition, tokens: projectedTokens(sp.targetTokens, sp.tokens), order: Infinity });
+
+  const condense: PlanCondense[] = [];
+  const foldedIds = new Set<string>();
+  const projectedCondensed: ProjectedNode[] = [];
+  const edges: Array<{ source: string; target: string }> = [];
+  let nextId = spans.length;
+  let condensedTokenDelta = 0;
+  for (let depth = 0; ; depth++) {
+    const level = byDepth.get(depth) ?? [];
+    if (level.length < params.condensedMinFanout) break;
+    if (params.maxCondenseDepth !== UNLIMITED_DEPTH && depth + 1 > params.maxCondenseDepth) break;
+    level.sort((x, y) => x.first - y.first || x.last - y.last || x.order - y.order);
+    const id = `p${nextId++}`;
+    let first = Infinity;
+    let last = -Infinity;
+    let childTokens = 0;
+    for (const c of level) {
+      foldedIds.add(c.id);
+      edges.push({ source: id, target: c.id });
+      if (c.first < first) first = c.first;
+      if (c.last > last) last = c.last;
+      childTokens += c.tokens;
+    }
+    const tokens = projectedTokens(DAG_CONDENSED_TARGET_TOKENS, childTokens);
+    condensedTokenDelta += tokens - childTokens;
+    condense.push({ id, depth: depth + 1, childIds: level.map((c) => c.id), targetTokens: DAG_CONDENSED_TARGET_TOKENS });
+    projectedCondensed.push({ id, depth: depth + 1, projected: true, firstPosition: first, lastPosition: last, tokens, compacted: false });
+    add(depth + 1, { id, first, last, tokens, order: Infinity });
+  }
+
+  // The projected DAG: existing summaries, projected leaves, projected parents.
+  const nodes: ProjectedNode[] = [];
+  for (const s of summaries) {
+    const id = `s${s.id}`;
+    nodes.push({ id, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || foldedIds.has(id) });
+    for (const child of s.childIds) edges.push({ source: id, target: `s${child}` });
+  }
+  let leafDelta = 0;
+  for (const sp of spans) {
+    const tokens = projectedTokens(sp.targetTokens, sp.tokens);
+    leafDelta += tokens - sp.tokens;
+    nodes.push({ id: sp.id, depth: 0, projected: true, firstPosition: sp.firstPosition, lastPosition: sp.lastPosition, tokens, compacted: foldedIds.has(sp.id) });
+  }
+  for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
+
+  const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
+  const reason = shouldCompact
+    ? `context ${tokensBefore} tokens (${pct(tokensBefore)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
+    : `context ${tokensBefore} tokens (${pct(tokensBefore)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
+
+  return {
+    strategy: 'dag',
+    params,
+    trigger: { compact: shouldCompact, reason, pressure: tokensBefore / params.tokenBudget },
+    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: `fresh tail: last ${n - freshTailStart} turns protected` }],
+    spans,
+    condense,
+    dag: { nodes, edges },
+    tokensBefore,
+    tokensAfter: tokensBefore + leafDelta + condensedTokenDelta,
+    budget: params.tokenBudget,
+  };
+}
+
+/** A summary is projected at its target size, never larger than its source. */
+function projectedTokens(target: number, sourceTokens: number): number {
+  return Math.min(target, sourceTokens);
+}
+
+export const dagStrategy: StrategyDefinition<DagParams> = {
+  name: 'dag',
+  label: 'Summary DAG (lossless-claw)',
+  description:
+    'Leaf summaries of ~leafChunkTokens chunks outside a protected fresh tail, condensed depth by depth once condensedMinFanout summaries accumulate; compacts when the visible context exceeds contextThreshold × tokenBudget. Follows lossless-claw (Lossless Context Management).',
+  specs: dagSpecs,
+  plan: planDag,
 };

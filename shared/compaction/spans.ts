@@ -282,3 +282,37 @@ export function uncoveredGaps(covered: ReadonlyArray<readonly [number, number]>,
   if (cursor < to) gaps.push([cursor, to]);
   return gaps;
 }
+
+/**
+ * Conversation tokens inside `ranges` (sorted, disjoint, inclusive position intervals,
+ * e.g. VariantState.droppedRanges). System turns inside weigh 0: they are never dropped.
+ */
+export function convTokensInRanges(ix: SpanIndex, ranges: ReadonlyArray<readonly [number, number]>): number {
+  let sum = 0;
+  for (const [a, b] of ranges) sum += convTokensIn(ix, clampCut(ix, a), clampCut(ix, b + 1));
+  return sum;
+}
+
+/** Conversation turns inside `ranges` (sorted, disjoint, inclusive). */
+export function convCountInRanges(ix: SpanIndex, ranges: ReadonlyArray<readonly [number, number]>): number {
+  let sum = 0;
+  for (const [a, b] of ranges) sum += convCountIn(ix, clampCut(ix, a), clampCut(ix, b + 1));
+  return sum;
+}
+
+/**
+ * Position of the k-th (0-based) conversation turn of the *view*: the conversation turns
+ * outside `ranges` (sorted, disjoint, inclusive), as amortized forgetting sees its
+ * condensed history. `count` when the view has fewer turns. O(ranges + log n).
+ */
+export function positionInView(ix: SpanIndex, ranges: ReadonlyArray<readonly [number, number]>, k: number): number {
+  let cursor = 0;
+  let remaining = k;
+  for (const [a, b] of ranges) {
+    const before = convCountIn(ix, cursor, clampCut(ix, a));
+    if (remaining < before) break;
+    remaining -= before;
+    cursor = clampCut(ix, b + 1);
+  }
+  return positionOfConvTurn(ix, ix.convCountPrefix[cursor] + remaining);
+}

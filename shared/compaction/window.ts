@@ -1,12 +1,104 @@
-// PLACEHOLDER (to be replaced by the planner implementation for 'window').
+/**
+ * Strategy `window`: model-free recent-turns window, after OpenHands' RecentEventsCondenser
+ * (openhands/memory/condenser/impl/recent_events_condenser.py): keep the first `keepFirst`
+ * turns and the last `maxTurns` turns, drop the middle. No summaries are written; the pass
+ * records the dropped range in VariantState.droppedRanges for the replay.
+ *
+ * Differences from OpenHands, on purpose:
+ * - counts are over conversation (non-system) turns: system turns are never dropped (every
+ *   strategy here keeps the system prompt, and in Anthropic's format it is not a message),
+ *   so keepFirst 1 keeps the first user turn, normally the task statement (in OpenHands
+ *   event 0 is the system message itself, which our model keeps anyway);
+ * - the issue's rule "keep the first keepFirst and the last maxTurns" is followed literally:
+ *   OpenHands' max_events includes the head (tail = max_events - keep_first);
+ * - tool-cycle safety: the tail start moves EARLIER and the head end LATER to safe cuts,
+ *   so a tool_use is never kept without its tool_result (or the reverse); both only keep more.
+ * Defaults are OpenHands' RecentEventsCondenser defaults: keep_first 1, max_events 10.
+ */
+import type { ParamSpec } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
+import type { Plan, PlanInput, PlanSpan } from './types.js';
+import { buildSpanIndex, convCountIn, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
 
-export const windowStrategy: StrategyDefinition = {
-  name: 'window',
-  label: 'window',
-  description: 'not implemented yet',
-  specs: [],
-  plan() {
-    throw new Error('strategy window: planner not implemented yet');
+export type WindowParams = { keepFirst: number; maxTurns: number };
+
+export const windowSpecs: readonly ParamSpec[] = [
+  {
+    name: 'keepFirst',
+    label: 'Keep first',
+    default: 1,
+    min: 0,
+    max: null,
+    sliderMax: 20,
+    step: 1,
+    kind: 'int',
+    unit: 'turns',
+    doc: 'Conversation turns kept from the start (the task). Default 1 (OpenHands RecentEventsCondenser keep_first=1).',
   },
+  {
+    name: 'maxTurns',
+    label: 'Recent turns',
+    default: 10,
+    min: 1,
+    max: null,
+    sliderMax: 500,
+    step: 1,
+    kind: 'int',
+    unit: 'turns',
+    doc: 'Most recent conversation turns kept. Default 10 (OpenHands RecentEventsCondenser max_events=10).',
+  },
+];
+
+export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
+  const { turns, params } = input;
+  const ix = buildSpanIndex(turns);
+  const n = ix.count;
+  const convTotal = ix.convCountPrefix[n];
+  const tokensBefore = ix.tokenPrefix[n];
+
+  let spans: PlanSpan[] = [];
+  let reason: string;
+  let headEnd = n;
+  let tailStart = n;
+  if (convTotal <= params.keepFirst + params.maxTurns) {
+    reason = `${convTotal} turns fit in the window (first ${params.keepFirst} + last ${params.maxTurns})`;
+  } else {
+    headEnd = safeCutAtOrAfter(ix, positionOfConvTurn(ix, params.keepFirst));
+    tailStart = safeCutAtOrBefore(ix, positionOfConvTurn(ix, convTotal - params.maxTurns));
+    const span = headEnd < tailStart ? makeSpan(turns, ix, { id: 'p0', purpose: 'drop', from: headEnd, to: tailStart, targetTokens: 0 }) : null;
+    if (span) {
+      spans = [span];
+      reason = `drop ${span.turnIds.length} of ${convTotal} turns between the first ${convCountIn(ix, 0, headEnd)} and the last ${convCountIn(ix, tailStart, n)}`;
+    } else {
+      reason = 'nothing to drop: a tool cycle spans the whole middle of the window';
+    }
+  }
+  const dropped = spans.length > 0 ? spans[0].tokens : 0;
+  return {
+    strategy: 'window',
+    params,
+    trigger: { compact: spans.length > 0, reason },
+    boundaries:
+      spans.length > 0
+        ? [
+            { kind: 'kept-window', position: headEnd, label: `first ${convCountIn(ix, 0, headEnd)} turns kept` },
+            { kind: 'kept-window', position: tailStart, label: `last ${convCountIn(ix, tailStart, n)} turns kept` },
+          ]
+        : [],
+    spans,
+    condense: [],
+    dag: { nodes: [], edges: [] },
+    tokensBefore,
+    tokensAfter: tokensBefore - dropped,
+    budget: null,
+  };
+}
+
+export const windowStrategy: StrategyDefinition<WindowParams> = {
+  name: 'window',
+  label: 'Recent window',
+  description:
+    'Model-free: keeps the first keepFirst and the last maxTurns conversation turns and drops the middle, tool-cycle safe. After OpenHands RecentEventsCondenser.',
+  specs: windowSpecs,
+  plan: planWindow,
 };
