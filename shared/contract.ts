@@ -161,6 +161,11 @@ export interface ReplayMessage {
   origin: { kind: 'turn'; turnId: number; position: number } | { kind: 'summary'; summaryId: number } | { kind: 'synthetic' };
   blocks: Turn['blocks'];
   tokens: number;
+  /**
+   * Present when the replay merged several consecutive same-side items into this one
+   * message (Anthropic alternation): every origin, in order; `origin` is the first.
+   */
+  parts?: Array<ReplayMessage['origin']>;
 }
 
 export interface Replay {
