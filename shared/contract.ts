@@ -213,7 +213,9 @@ export type StudioApi = {
 export type StudioEvent =
   | { type: 'run-progress'; runId: number; variantId: number; done: number; total: number; tokens: number; message?: string }
   | { type: 'run-finished'; runId: number; variantId: number; status: RunStatus; stats: Record<string, unknown>; error: string | null }
-  | { type: 'sessions-changed' };
+  | { type: 'sessions-changed' }
+  /** Electron: a native menu item the window carries out itself (only it knows the current variant). */
+  | { type: 'menu-command'; command: 'export' | 'compact' };
 
 /** Errors cross the boundary as data and are re-thrown on the renderer side. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
