@@ -1,18 +1,28 @@
 /**
  * What the model-free baselines (masking, window, forgetting) hide, for the replay.
- * The rules themselves belong to their planners in shared/compaction/ (H2); this file
+ * The rules belong to their planners in shared/compaction/ (masking's
+ * `maskToolResults`, the `droppedRanges` the window/forgetting passes write); this file
  * only adapts them to the replay so build.ts stays strategy-agnostic.
- *
- * INTERIM: until shared/compaction/{masking,window,forgetting}.ts export their helpers,
- * nothing is masked (the replay shows the original turns, which is also what the model
- * sees before a first pass). Dropped turns follow VariantState.droppedRanges.
  */
 import type { StrategyName, VariantState } from '../compaction/types.js';
 import type { ContentBlock, Turn } from '../model/turn.js';
+import { maskToolResults, maskingSpecs } from '../compaction/masking.js';
+import { resolveParams } from '../compaction/params.js';
 
-/** turn id -> blocks with old tool results replaced by placeholders (masking). */
-export function maskedBlocks(_turns: readonly Turn[], _params: Record<string, number | string | boolean>): Map<number, ContentBlock[]> {
-  return new Map();
+/**
+ * turn id -> blocks with old tool results replaced by placeholders (masking), once the
+ * variant's pass has run (state.maskBoundary set); before that the model sees the
+ * original turns, as with every other strategy.
+ */
+export function maskedBlocks(turns: readonly Turn[], state: VariantState, params: Record<string, number | string | boolean>): Map<number, ContentBlock[]> {
+  const out = new Map<number, ContentBlock[]>();
+  if (state.maskBoundary === undefined) return out;
+  const { maskWindow } = resolveParams<{ maskWindow: number }>('masking', maskingSpecs, { maskWindow: params.maskWindow });
+  const masked = maskToolResults(turns, maskWindow);
+  masked.forEach((t, i) => {
+    if (t !== turns[i]) out.set(t.id, t.blocks);
+  });
+  return out;
 }
 
 /**

@@ -166,7 +166,7 @@ function candidatesFor(input: ReplayInput): ReplayCandidate[] {
     case 'watermark':
       return watermarkCandidates(turns, currentSummary(summaries, state.watermarkSummaryId, 'watermark'), state.watermark);
     case 'masking': {
-      const masked = maskedBlocks(turns, params);
+      const masked = maskedBlocks(turns, state, params);
       return turns.map((t) => turnCandidate(t, masked.get(t.id) ?? t.blocks));
     }
     case 'window':

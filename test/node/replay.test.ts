@@ -113,6 +113,14 @@ describe('buildReplay', () => {
     expect(r.messages[1].parts?.length).toBe(3);
   });
 
+  it('masking: after a pass, tool results older than the last maskWindow cycles become placeholders', () => {
+    const before = buildReplay({ ...base, strategy: 'masking', params: { maskWindow: 1 } });
+    expect(before.messages[3].blocks).toEqual([result('call_1', 'a.txt b.txt')]);
+    const r = buildReplay({ ...base, strategy: 'masking', params: { maskWindow: 1 }, state: { maskBoundary: 3 } });
+    expect(r.messages[3].blocks).toEqual([{ type: 'tool_result', tool_use_id: 'call_1', content: '[tool result masked: Bash output, 11 chars removed]', is_error: false }]);
+    expect(r.messages[7].blocks).toEqual([result('call_2', 'hello')]);
+  });
+
   it('window/forgetting: conversation turns in droppedRanges are omitted, system turns stay', () => {
     const r = buildReplay({ ...base, strategy: 'window', state: { droppedRanges: [[0, 4]] } });
     expect(r.messages.map((m) => (m.origin.kind === 'turn' ? m.origin.position : -1))).toEqual([0, 5, 6, 7, 8]);
