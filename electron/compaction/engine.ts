@@ -9,6 +9,7 @@
  * transaction at commit, so a cancelled or failed run leaves nothing partial; the
  * engine only ever writes the run row and its events around them.
  */
+import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
@@ -168,6 +169,8 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const force = o.force ?? false;
   const runId = startRun(db, variant.id, { ...params, force });
   const signal = o.signal ?? new AbortController().signal;
+  // Every summarizer call (and the openai client's fetch) listens on this one signal.
+  setMaxListeners(0, signal);
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const started = Date.now();
   const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
