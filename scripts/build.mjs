@@ -56,8 +56,8 @@ async function bundleElectron() {
         external: ['electron'],
         sourcemap: 'linked',
         logLevel: 'warning',
-        banner: { js: IMPORT_META_BANNER },
-        define: { 'import.meta.url': '__importMetaUrl' },
+        // (not in the sandboxed preload: it has no node:url, and needs no import.meta)
+        ...(out === 'preload.cjs' ? {} : { banner: { js: IMPORT_META_BANNER }, define: { 'import.meta.url': '__importMetaUrl' } }),
       }),
     ),
   );

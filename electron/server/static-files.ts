@@ -25,6 +25,11 @@ const MIME: Readonly<Record<string, string>> = {
   '.wasm': 'application/wasm',
 };
 
+/** Content-Type for a renderer file by extension (also used by Electron's app:// handler). */
+export function contentTypeFor(file: string): string {
+  return MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
+
 /** Shown when dist/renderer has not been built: says what to run instead of a bare 404. */
 const NOT_BUILT_PAGE = `<!doctype html><meta charset="utf-8"><title>Compaction Studio</title>
 <p>The window has not been built yet. Run <code>npm run build</code> (or <code>npm run serve</code>, which builds first) and reload.</p>`;
@@ -63,10 +68,9 @@ export function serveStatic(rendererDir: string, req: http.IncomingMessage, res:
     res.writeHead(404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('not found');
     return;
   }
-  const ext = path.extname(file).toLowerCase();
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    'Content-Type': MIME[ext] ?? 'application/octet-stream',
+    'Content-Type': contentTypeFor(file),
     'Content-Length': String(stat.size),
     // Vite fingerprints assets/; index.html must always be re-read after a rebuild.
     'Cache-Control': relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-store',

@@ -51,3 +51,13 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey);
   return readSettings(db, secrets);
 }
+
+/** Window theme (Electron's nativeTheme.themeSource), chosen in View > Theme. Default 'system'. */
+export function readTheme(db: DB): 'system' | 'light' | 'dark' {
+  const t = readKey(db, 'theme');
+  return t === 'light' || t === 'dark' ? t : 'system';
+}
+
+export function writeTheme(db: DB, theme: 'system' | 'light' | 'dark'): void {
+  writeKey(db, 'theme', theme);
+}
