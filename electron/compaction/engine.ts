@@ -13,14 +13,15 @@ import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
-import { addRunEvent, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { addRunEvent, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
 import { STRATEGY_DEFINITIONS, planFor } from '../../shared/compaction/index.js';
 import { resolveParams } from '../../shared/compaction/params.js';
-import type { ExistingSummary, Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
+import type { Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
 import type { Summarizer } from '../../shared/compaction/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
-import type { TurnMeta } from '../../shared/model/turn.js';
+import type { Turn, TurnMeta } from '../../shared/model/turn.js';
+import { buildReplay } from '../../shared/replay/index.js';
 import type { PassContext, TieredSummary } from './pass.js';
 import { PASSES } from './passes/index.js';
 import { createSummarizer, identityOfSummarizer, isSummarizer, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
@@ -109,23 +110,28 @@ function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: 
 }
 
 /**
- * Tokens the model sees for a variant: every turn not covered by an uncompacted summary,
- * plus those summaries. Correct for the summary-based strategies; H3's replay gives the
- * exact figure (masking placeholders, synthetic glue) once it is wired in.
+ * Tokens the model sees for a variant: the total of its replay (H3's buildReplay, the
+ * same function the window and the exports use), so masking placeholders, dropped turns
+ * and synthetic glue count exactly. `count` should be memoized: before and after share
+ * almost every message.
  */
-export function visibleTokens(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[]): number {
-  const live = summaries.filter((s) => !s.compacted).sort((a, b) => a.firstPosition - b.firstPosition);
-  let total = 0;
-  let pos = 0;
-  for (const s of live) {
-    for (; pos < s.firstPosition && pos < metas.length; pos++) total += metas[pos].tokenCount;
-    total += s.tokenCount;
-    pos = Math.max(pos, s.lastPosition + 1);
-  }
-  for (; pos < metas.length; pos++) total += metas[pos].tokenCount;
-  // System turns stay visible even under a summary's range.
-  for (const s of live) for (let p = s.firstPosition; p <= s.lastPosition && p < metas.length; p++) if (metas[p].role === 'system') total += metas[p].tokenCount;
-  return total;
+export function replayTokens(db: DB, variantId: number, turns: readonly Turn[], count: (text: string) => number): number {
+  const v = getVariant(db, variantId);
+  if (!v) throw new EngineError('not_found', `variant ${variantId} not found`);
+  return buildReplay({ strategy: v.strategy, turns, summaries: listSummaries(db, variantId), state: v.state, params: v.params, countTokens: count }).totalTokens;
+}
+
+/** A token counter that remembers texts it has counted (replays repeat most turns' blocks). */
+export function memoizedCounter(count: (text: string) => number): (text: string) => number {
+  const memo = new Map<string, number>();
+  return (text) => {
+    let n = memo.get(text);
+    if (n === undefined) {
+      n = count(text);
+      memo.set(text, n);
+    }
+    return n;
+  };
 }
 
 export interface PlanSessionOptions {
@@ -176,7 +182,11 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
   const metas = listTurnMetas(db, o.sessionId);
   const count = (text: string) => countTokens(text, tokenizer);
-  const tokensBefore = visibleTokens(metas, listExistingSummaries(db, variant.id));
+  // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
+  let allTurns: Turn[] | null = null;
+  const replayCount = memoizedCounter(count);
+  const seenTokens = () => replayTokens(db, variant.id, (allTurns ??= listTurns(db, o.sessionId)), replayCount);
+  let tokensBefore: number | null = null;
 
   const ctx: PassContext = {
     db,
@@ -227,9 +237,10 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     durationMs: Date.now() - started,
   });
   try {
+    tokensBefore = seenTokens();
     ctx.checkCancelled();
     const outcome = await PASSES[o.strategy](ctx, { ...params, force });
-    const tokensAfter = visibleTokens(metas, listExistingSummaries(db, variant.id));
+    const tokensAfter = seenTokens();
     // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
     const stats = { ...outcome.stats, ...baseStats(), tokensAfter };
     finishRun(db, runId, outcome.status, stats);
@@ -238,7 +249,13 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     const cancelled = signal.aborted;
     const status = cancelled ? 'cancelled' : 'failed';
     const error = cancelled ? 'cancelled' : errorMessage(err);
-    const stats = { ...baseStats(), tokensAfter: visibleTokens(metas, listExistingSummaries(db, variant.id)) };
+    let tokensAfter: number | null = null;
+    try {
+      tokensAfter = seenTokens();
+    } catch {
+      // The run is already failing; its record must still be written.
+    }
+    const stats = { ...baseStats(), tokensAfter };
     finishRun(db, runId, status, stats, error);
     return { variantId: variant.id, runId, status, stats, error };
   }
