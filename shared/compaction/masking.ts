@@ -48,29 +48,30 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
 }
 
 /**
- * The mask boundary: position of the oldest of the last `maskWindow` calling turns, or
- * null when there are at most `maskWindow` tool cycles (nothing to mask). Tool results
- * answering a call at a position < boundary are masked. O(n), one Uint8Array.
+ * The mask boundary B: the position of the oldest of the last `maskWindow` calling turns
+ * (`count` when maskWindow is 0), or null when there are at most `maskWindow` tool cycles
+ * (nothing to mask). Tool results answering a call at a position < B are masked, so every
+ * masked result lies before B except results that arrive late (after newer calls).
+ * O(n), one Uint8Array.
  */
 export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number): number | null {
   const n = turns.length;
   const isCall = new Uint8Array(n);
-  let any = false;
+  let calls = 0;
   for (let i = 0; i < n; i++) {
     const cs = turns[i].cycleStart;
-    if (cs < turns[i].position && cs >= 0 && cs < n) {
+    if (cs < turns[i].position && cs >= 0 && isCall[cs] === 0) {
       isCall[cs] = 1;
-      any = true;
+      calls++;
     }
   }
-  if (!any) return null;
+  if (calls <= maskWindow) return null;
+  if (maskWindow <= 0) return n;
   let seen = 0;
   for (let p = n - 1; p >= 0; p--) {
-    if (isCall[p] !== 1) continue;
-    if (seen === maskWindow) return p + 1; // p is the (maskWindow+1)-th most recent call: older than the window
-    seen++;
+    if (isCall[p] === 1 && ++seen === maskWindow) return p;
   }
-  return null;
+  return null; // unreachable: calls > maskWindow
 }
 
 export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams> {
@@ -114,7 +115,7 @@ export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams
           ? `${turnIds.length} tool-result turns older than the last ${params.maskWindow} tool cycles are masked (${maskedTokens} tokens)`
           : `nothing to mask: at most ${params.maskWindow} tool cycles`,
     },
-    boundaries: boundary !== null ? [{ kind: 'mask-window', position: boundary, label: `tool results of the last ${params.maskWindow} tool cycles kept` }] : [],
+    boundaries: boundary !== null ? [{ kind: 'mask-window', position: boundary, label: `tool results of the last ${params.maskWindow} tool cycles kept, older ones masked` }] : [],
     spans,
     condense: [],
     dag: { nodes: [], edges: [] },
