@@ -4,8 +4,12 @@
  * service calls only these functions, so wiring a module in is a change to this file.
  */
 import type { DB } from '../store/db.js';
-import { StudioError, type ExportFormat, type ImportReport, type Replay, type SummarizerConfig } from '../../shared/contract.js';
-import type { TokenizerName } from '../tokenizer.js';
+import { getSession } from '../store/sessions.js';
+import { listTurns } from '../store/turns.js';
+import { getVariant, listSummaries } from '../store/variants.js';
+import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
+import { StudioError, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
+import { buildReplay } from '../../shared/replay/index.js';
 
 export interface ImportOptions {
   format?: string;
@@ -29,15 +33,30 @@ export async function ensureDemo(_db: DB, _resourcesDir: string): Promise<boolea
   return false;
 }
 
-export function replayFor(_db: DB, _variantId: number): Replay {
-  return notYet('replay');
+/** The message list the model would receive for a variant (the shared buildReplay over the stored data). */
+export function replayFor(db: DB, variantId: number): Replay {
+  const variant = getVariant(db, variantId);
+  if (!variant) throw new StudioError('not_found', `variant ${variantId} does not exist`);
+  const session = getSession(db, variant.sessionId);
+  const tokenizer = session && isTokenizerName(session.tokenizer) ? session.tokenizer : DEFAULT_TOKENIZER;
+  // Replays repeat the same blocks across calls and strategies: count each text once.
+  const counted = new Map<string, number>();
+  const count = (text: string) => {
+    let n = counted.get(text);
+    if (n === undefined) counted.set(text, (n = countTokens(text, tokenizer)));
+    return n;
+  };
+  const result = buildReplay({
+    strategy: variant.strategy,
+    turns: listTurns(db, variant.sessionId),
+    summaries: listSummaries(db, variantId),
+    state: variant.state,
+    params: variant.params,
+    countTokens: count,
+  });
+  return { variantId, messages: result.messages, totalTokens: result.totalTokens };
 }
 
 export function exportFor(_db: DB, _variantId: number, _format: ExportFormat): { fileName: string; mimeType: string; content: string } {
   return notYet('export');
-}
-
-/** Prompt version of the summarizer a variant is keyed by. */
-export function promptVersionFor(_summarizer: SummarizerConfig): string {
-  return '1.0.0';
 }

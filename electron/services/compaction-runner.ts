@@ -72,7 +72,8 @@ export class CompactionRunner {
             if (run) this.emitFinished(run, msg.status, msg.stats, msg.error);
             break;
           case 'rejected':
-            reject(msg.error.code ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name }));
+            // Rebuilt with its name and code so dispatch maps it like a main-thread error.
+            reject(msg.error.name === 'StudioError' && msg.error.code ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
             break;
           default: {
             const _exhaustive: never = msg;

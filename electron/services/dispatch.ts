@@ -51,6 +51,11 @@ export function errorEnvelope(op: string, err: unknown): Envelope<never> {
         return { ok: false, error: { code: 'import_error', message: truncate(err.message) } };
       case 'ParamError':
         return { ok: false, error: { code: 'invalid_input', message: truncate(`invalid input for ${op}: ${err.message}`) } };
+      case 'EngineError': {
+        // The engine's own codes: 'not_found' passes through, 'bad_params' is bad input.
+        const code = (err as Error & { code?: unknown }).code === 'not_found' ? 'not_found' : 'invalid_input';
+        return { ok: false, error: { code, message: truncate(code === 'invalid_input' ? `invalid input for ${op}: ${err.message}` : err.message) } };
+      }
       default:
         return { ok: false, error: { code: 'internal', message: truncate(`${op} failed: ${err.message}`) } };
     }

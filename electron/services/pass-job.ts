@@ -3,7 +3,8 @@
  * protocol and the compaction engine (electron/compaction/engine.ts).
  */
 import type { DB } from '../store/db.js';
-import { StudioError, type RunStatus } from '../../shared/contract.js';
+import type { RunStatus } from '../../shared/contract.js';
+import { runCompaction } from '../compaction/engine.js';
 import type { PassJob } from './pass-protocol.js';
 
 export interface PassJobHooks {
@@ -19,6 +20,24 @@ export interface PassJobOutcome {
   error: string | null;
 }
 
-export async function runPassJob(_db: DB, _job: PassJob, _hooks: PassJobHooks): Promise<PassJobOutcome> {
-  throw new StudioError('internal', 'the compaction engine is not available in this build yet');
+/**
+ * Runs the pass. Bad parameters or an unknown session throw before a run exists (the
+ * worker reports them as a rejected start); afterwards the engine records every outcome,
+ * failures and cancellation included, on the run row and returns it.
+ */
+export async function runPassJob(db: DB, job: PassJob, hooks: PassJobHooks): Promise<PassJobOutcome> {
+  const result = await runCompaction(db, {
+    sessionId: job.sessionId,
+    strategy: job.strategy,
+    params: job.params,
+    force: job.force,
+    // The key travels only inside this process; the variant is keyed by the identity without it.
+    summarizer: { ...job.summarizer, ...(job.apiKey ? { apiKey: job.apiKey } : {}) },
+    concurrency: job.concurrency,
+    signal: hooks.signal,
+    onRunStarted: ({ runId, variantId }) => hooks.onStarted(runId, variantId),
+    onProgress: ({ done, total, tokens, message }) => hooks.onProgress({ done, total, tokens, message }),
+    // The session's own tokenizer (the one its stored counts were made with) is the engine's default.
+  });
+  return { status: result.status, stats: result.stats, error: result.error };
 }

@@ -5,7 +5,6 @@
  */
 import type { RunStatus, SummarizerConfig } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/compaction/types.js';
-import type { TokenizerName } from '../tokenizer.js';
 
 export interface PassJob {
   sessionId: number;
@@ -16,7 +15,6 @@ export interface PassJob {
   /** Passed to the worker only (never stored in the database or sent to the window). */
   apiKey: string | null;
   concurrency: number;
-  tokenizer: TokenizerName;
 }
 
 export interface PassWorkerData {

@@ -5,12 +5,13 @@
  */
 import { STRATEGY_DEFINITIONS } from '../../shared/compaction/index.js';
 import { resolveParams } from '../../shared/compaction/params.js';
+import { resolveVariantFor } from '../compaction/engine.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
 import { listTurns, searchTurns } from '../store/turns.js';
-import { failStaleRuns, getOrCreateVariant, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
-import { ensureDemo, exportFor, importPathsIntoStore, importTextIntoStore, promptVersionFor, replayFor } from './collaborators.js';
+import { failStaleRuns, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
+import { ensureDemo, exportFor, importPathsIntoStore, importTextIntoStore, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
 import type { SecretStore } from './secrets.js';
@@ -116,10 +117,9 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     },
     resolveVariant: async ({ sessionId, strategy, params }) => {
       requireSession(db, sessionId);
-      const summarizer = settings().summarizer;
-      // Resolved (defaults filled) so that {} and the explicit defaults are one variant.
-      const resolved = resolveParams(strategy, STRATEGY_DEFINITIONS[strategy].specs, params);
-      return getOrCreateVariant(db, { sessionId, strategy, params: resolved, summarizer, promptVersion: promptVersionFor(summarizer) });
+      // The engine's keying (resolved params, summarizer identity, prompt version), so the
+      // variant the window shows is the one startCompaction will write into.
+      return resolveVariantFor(db, { sessionId, strategy, params, summarizer: settings().summarizer });
     },
     listSummaries: async ({ variantId }) => {
       requireVariant(variantId);
@@ -134,7 +134,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       // Checked here too so a bad parameter is an immediate invalid_input, not a worker round trip.
       resolveParams(strategy, STRATEGY_DEFINITIONS[strategy].specs, params);
       const s = settings();
-      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency, tokenizer: s.tokenizer });
+      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency });
     },
     cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) }),
     replay: async ({ variantId }) => {
