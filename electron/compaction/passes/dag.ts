@@ -1,6 +1,120 @@
-// PLACEHOLDER (to be replaced by the pass implementation for 'dag').
-import type { PassFn } from '../pass.js';
+/**
+ * The `dag` pass: executes the dag planner's plan (shared/compaction/dag.ts).
+ *
+ * 1. Plan from the stored metas, summaries and parameters. Unless forced (`compact`),
+ *    a plan whose trigger says no is skipped (`compactIfNeeded`).
+ * 2. Leaf summaries: every leaf span is summarized (up to ctx.concurrency at once), each
+ *    with the most recent depth-0 summary at pass start as prior summary.
+ * 3. Condensations in plan order (depth by depth): children are existing summaries or
+ *    leaves/parents made in step 2-3, in chronological order.
+ * 4. Commit: ONE transaction inserts every summary with its edges, marks the children
+ *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
+ *    variant exactly as it was. Turns are never touched.
+ */
+import { dagSpecs, planDag, type DagParams } from '../../../shared/compaction/dag.js';
+import { summaryToItem, turnsToItems } from '../../../shared/summarize/items.js';
+import { insertSummary, markCompacted } from '../../store/variants.js';
+import type { PassFn, TieredSummary } from '../pass.js';
+import { countTiers, mapPool, passParams, spanTurns } from './common.js';
 
-export const dagPass: PassFn = async () => {
-  throw new Error('strategy dag: pass not implemented yet');
+interface Made {
+  summary: TieredSummary;
+  depth: number;
+  firstPosition: number;
+  lastPosition: number;
+  turnIds?: number[];
+  childRefs?: string[];
+}
+
+export const dagPass: PassFn = async (ctx, rawParams) => {
+  const { params, force } = passParams<DagParams>('dag', dagSpecs, rawParams);
+  const plan = planDag({ turns: ctx.metas, summaries: ctx.readSummaries(), state: ctx.state, params });
+  if (!plan.trigger.compact && !force) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
+  if (plan.spans.length === 0 && plan.condense.length === 0) {
+    return { status: 'skipped', stats: { reason: `nothing to compact: every evictable turn is summarized and no depth has ${params.condensedMinFanout} summaries (${plan.trigger.reason})` } };
+  }
+
+  const total = plan.spans.length + plan.condense.length;
+  let done = 0;
+  let tokensOut = 0;
+  const made = new Map<string, Made>();
+  const step = (s: TieredSummary) => {
+    done++;
+    tokensOut += s.tokenCount;
+    ctx.progress(done, total, tokensOut);
+  };
+  ctx.progress(0, total, 0);
+
+  // Leaves: the prior summary text is read once (the same prior for every chunk).
+  const priorId = plan.spans[0]?.priorSummaryId ?? null;
+  const priorText = priorId !== null ? ctx.summaryText(priorId) : null;
+  await mapPool(ctx, plan.spans, ctx.concurrency, async (span) => {
+    const summary = await ctx.summarize({ purpose: 'leaf', items: turnsToItems(spanTurns(ctx, span)), priorSummary: priorText, targetTokens: span.targetTokens });
+    made.set(span.id, { summary, depth: 0, firstPosition: span.firstPosition, lastPosition: span.lastPosition, turnIds: span.turnIds });
+    step(summary);
+  });
+
+  // Condensations depend on the previous level: one at a time, in plan order.
+  const existing = new Map(ctx.readSummaries().map((s) => [`s${s.id}`, s]));
+  for (const c of plan.condense) {
+    ctx.checkCancelled();
+    const items = c.childIds.map((ref) => summaryToItem(ref.startsWith('s') ? ctx.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text));
+    const summary = await ctx.summarize({ purpose: 'condensed', items, targetTokens: c.targetTokens });
+    let first = Infinity;
+    let last = -Infinity;
+    for (const ref of c.childIds) {
+      const child = existing.get(ref) ?? made.get(ref)!;
+      first = Math.min(first, child.firstPosition);
+      last = Math.max(last, child.lastPosition);
+    }
+    made.set(c.id, { summary, depth: c.depth, firstPosition: first, lastPosition: last, childRefs: c.childIds });
+    step(summary);
+  }
+
+  // Commit point: everything or nothing.
+  ctx.checkCancelled();
+  const ids = new Map<string, number>();
+  const realId = (ref: string) => (ref.startsWith('s') ? Number(ref.slice(1)) : ids.get(ref)!);
+  ctx.db.transaction(() => {
+    // Leaves first, then parents in plan order: a parent's children always have ids already.
+    for (const ref of [...plan.spans.map((s) => s.id), ...plan.condense.map((c) => c.id)]) {
+      const m = made.get(ref)!;
+      const childIds = m.childRefs?.map(realId);
+      ids.set(
+        ref,
+        insertSummary(ctx.db, {
+          variantId: ctx.variant.id,
+          runId: ctx.runId,
+          kind: m.depth === 0 ? 'leaf' : 'condensed',
+          depth: m.depth,
+          text: m.summary.text,
+          tokenCount: m.summary.tokenCount,
+          tier: m.summary.tier,
+          model: m.summary.model,
+          promptVersion: ctx.summarizer.promptVersion,
+          cacheKey: m.summary.cacheKey,
+          cacheHit: m.summary.cacheHit,
+          firstPosition: m.firstPosition,
+          lastPosition: m.lastPosition,
+          turnIds: m.turnIds,
+          childSummaryIds: childIds,
+        }),
+      );
+      if (childIds) markCompacted(ctx.db, childIds);
+    }
+  })();
+
+  const tiers = [...made.values()].map((m) => m.summary.tier);
+  return {
+    status: 'completed',
+    stats: {
+      reason: plan.trigger.compact ? plan.trigger.reason : `forced: ${plan.trigger.reason}`,
+      leafSummariesCreated: plan.spans.length,
+      condensedSummariesCreated: plan.condense.length,
+      turnsCompacted: plan.spans.reduce((n, s) => n + s.turnIds.length, 0),
+      tiersUsed: countTiers(tiers),
+      maxDepth: plan.condense.reduce((d, c) => Math.max(d, c.depth), 0),
+      plannedTokensAfter: plan.tokensAfter,
+    },
+  };
 };

@@ -1,6 +1,34 @@
-// PLACEHOLDER (to be replaced by the pass implementation for 'masking').
+/**
+ * The `masking` pass: model-free. It writes no summary; it records the mask boundary in
+ * the variant state (ONE transaction) so the replay and the run history show what the
+ * model no longer sees. The replay masks with `maskToolResults` (shared/compaction/masking.ts),
+ * which derives the same boundary from the turns and `maskWindow`.
+ */
+import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../../../shared/compaction/masking.js';
+import type { VariantState } from '../../../shared/compaction/types.js';
+import { setVariantState } from '../../store/variants.js';
 import type { PassFn } from '../pass.js';
+import { passParams } from './common.js';
 
-export const maskingPass: PassFn = async () => {
-  throw new Error('strategy masking: pass not implemented yet');
+export const maskingPass: PassFn = async (ctx, rawParams) => {
+  const { params } = passParams<MaskingParams>('masking', maskingSpecs, rawParams);
+  const plan = planMasking({ turns: ctx.metas, summaries: [], state: ctx.state, params });
+  const boundary = maskBoundaryOf(ctx.metas, params.maskWindow);
+  if (!plan.trigger.compact || boundary === null) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
+  const span = plan.spans[0];
+  ctx.checkCancelled();
+  const state: VariantState = { ...ctx.state, maskBoundary: boundary };
+  ctx.db.transaction(() => setVariantState(ctx.db, ctx.variant.id, state))();
+  ctx.progress(1, 1, 0);
+  return {
+    status: 'completed',
+    stats: {
+      reason: plan.trigger.reason,
+      maskBoundary: boundary,
+      toolResultTurnsMasked: span.turnIds.length,
+      tokensMaskedEstimate: span.tokens - Math.min(span.tokens, span.targetTokens),
+      plannedTokensAfter: plan.tokensAfter,
+    },
+    state,
+  };
 };

@@ -1,6 +1,74 @@
-// PLACEHOLDER (to be replaced by the pass implementation for 'rolling').
+/**
+ * The `rolling` pass: one call of the rolling-summary rule (shared/compaction/rolling.ts).
+ * "Already up to date" plans make no summarizer call (forcing changes nothing: there is
+ * nothing to fold). Otherwise the existing summary + the collected batch are summarized
+ * into a new summary; an empty summary is an error, never written. At the commit point
+ * ONE transaction inserts the new summary (edges: the batch's turns and the previous
+ * summary), marks the previous summary compacted (superseded, never deleted) and
+ * advances the pointer in the variant state.
+ */
+import { planRolling, rollingSpecs, type RollingParams } from '../../../shared/compaction/rolling.js';
+import type { VariantState } from '../../../shared/compaction/types.js';
+import { turnsToItems } from '../../../shared/summarize/items.js';
+import { insertSummary, markCompacted, setVariantState } from '../../store/variants.js';
 import type { PassFn } from '../pass.js';
+import { passParams, spanTurns } from './common.js';
 
-export const rollingPass: PassFn = async () => {
-  throw new Error('strategy rolling: pass not implemented yet');
+export const rollingPass: PassFn = async (ctx, rawParams) => {
+  const { params } = passParams<RollingParams>('rolling', rollingSpecs, rawParams);
+  const summaries = ctx.readSummaries();
+  const plan = planRolling({ turns: ctx.metas, summaries, state: ctx.state, params });
+  const span = plan.spans[0];
+  if (!plan.trigger.compact || !span) return { status: 'skipped', stats: { reason: plan.trigger.reason, pointer: ctx.state.pointer ?? 0 } };
+
+  const prior = span.priorSummaryId != null ? summaries.find((s) => s.id === span.priorSummaryId) ?? null : null;
+  ctx.progress(0, 1, 0);
+  const summary = await ctx.summarize({
+    purpose: 'rolling',
+    items: turnsToItems(spanTurns(ctx, span)),
+    priorSummary: prior ? ctx.summaryText(prior.id) : null,
+    targetTokens: span.targetTokens,
+  });
+  if (summary.text.trim() === '') throw new Error('rolling: the summarizer returned an empty summary; nothing was written');
+  ctx.progress(1, 1, summary.tokenCount);
+
+  ctx.checkCancelled();
+  const pointer = (ctx.state.pointer ?? 0) + span.turnIds.length;
+  let state: VariantState = ctx.state;
+  ctx.db.transaction(() => {
+    const id = insertSummary(ctx.db, {
+      variantId: ctx.variant.id,
+      runId: ctx.runId,
+      kind: 'rolling',
+      // Generation: a summary of a summary is one level deeper (shown as a chain in the DAG view).
+      depth: prior ? prior.depth + 1 : 0,
+      text: summary.text,
+      tokenCount: summary.tokenCount,
+      tier: summary.tier,
+      model: summary.model,
+      promptVersion: ctx.summarizer.promptVersion,
+      cacheKey: summary.cacheKey,
+      cacheHit: summary.cacheHit,
+      firstPosition: prior ? Math.min(prior.firstPosition, span.firstPosition) : span.firstPosition,
+      lastPosition: span.lastPosition,
+      turnIds: span.turnIds,
+      childSummaryIds: prior ? [prior.id] : [],
+    });
+    if (prior) markCompacted(ctx.db, [prior.id]);
+    state = { ...ctx.state, pointer, rollingSummaryId: id };
+    setVariantState(ctx.db, ctx.variant.id, state);
+  })();
+
+  return {
+    status: 'completed',
+    stats: {
+      reason: plan.trigger.reason,
+      turnsCompacted: span.turnIds.length,
+      charsCompacted: span.chars,
+      pointer,
+      summaryChars: summary.text.length,
+      tiersUsed: { [summary.tier]: 1 },
+    },
+    state,
+  };
 };

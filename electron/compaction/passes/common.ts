@@ -1,0 +1,66 @@
+/**
+ * Helpers shared by the dag, rolling, masking, window and forgetting passes: parameter
+ * resolution (the engine adds `force` to the strategy's own parameters), a small
+ * bounded pool for summarize calls, and reading a span's turns.
+ */
+import { resolveParams, type ParamSpec } from '../../../shared/compaction/params.js';
+import type { PlanSpan } from '../../../shared/compaction/types.js';
+import type { Turn } from '../../../shared/model/turn.js';
+import type { PassContext } from '../pass.js';
+
+/**
+ * Splits what the engine passes into (the strategy's resolved parameters, force).
+ * The engine calls a pass with `{ ...resolvedParams, force }` (engine.ts, runCompaction):
+ * `force: true` is `compact` (run even when the trigger says no), false/absent is
+ * `compactIfNeeded`. `__force` is accepted too; any other `__`-prefixed key is ignored.
+ */
+export function passParams<P extends Record<string, number>>(strategy: string, specs: readonly ParamSpec[], raw: Record<string, number | string | boolean>): { params: P; force: boolean } {
+  const own: Record<string, unknown> = {};
+  let force = false;
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'force' || k === '__force') force = v === true || v === 1 || v === 'true';
+    else if (!k.startsWith('__')) own[k] = v;
+  }
+  return { params: resolveParams<P>(strategy, specs, own), force };
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` in flight, results in input order. Checks
+ * cancellation before starting each item, so a cancelled pass stops promptly (the engine's
+ * semaphore also bounds the calls; this pool bounds memory and in-flight promises).
+ */
+export async function mapPool<T, R>(ctx: PassContext, items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    // After one failure the other workers start nothing new: the pass fails as a whole.
+    while (next < items.length && !failed) {
+      const i = next++;
+      try {
+        ctx.checkCancelled();
+        results[i] = await fn(items[i], i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < Math.max(1, Math.min(limit, items.length)); w++) workers.push(worker());
+  await Promise.all(workers);
+  return results;
+}
+
+/** The span's conversation turns (its turnIds, in order; system turns inside the range are skipped). */
+export function spanTurns(ctx: PassContext, span: PlanSpan): Turn[] {
+  const wanted = new Set(span.turnIds);
+  return ctx.readTurns(span.firstPosition, span.lastPosition + 1).filter((t) => wanted.has(t.id));
+}
+
+/** Counts per tier, e.g. { normal: 3, fallback: 1 }: the `tiersUsed` stat. */
+export function countTiers(tiers: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of tiers) out[t] = (out[t] ?? 0) + 1;
+  return out;
+}
