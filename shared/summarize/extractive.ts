@@ -102,19 +102,26 @@ interface Segment {
 function segmentsOf(text: string): Segment[] {
   const out: Segment[] = [];
   let cur: Segment = { kind: 'said', lines: [] };
+  const open = (kind: SegmentKind) => {
+    if (cur.lines.length > 0) out.push(cur);
+    cur = { kind, lines: [] };
+  };
   for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    let kind: SegmentKind | null = null;
-    let rest = line;
-    if (line.startsWith(ITEM_MARKERS.toolError)) [kind, rest] = ['tool_error', line.slice(ITEM_MARKERS.toolError.length)];
-    else if (line.startsWith(ITEM_MARKERS.toolResult)) [kind, rest] = ['tool_result', line.slice(ITEM_MARKERS.toolResult.length)];
-    else if (line.startsWith(ITEM_MARKERS.toolUse)) [kind, rest] = ['tool_use', line];
-    else if (line.startsWith(ITEM_MARKERS.thinking)) [kind, rest] = ['thinking', line.slice(ITEM_MARKERS.thinking.length)];
-    if (kind) {
-      if (cur.lines.length > 0) out.push(cur);
-      cur = { kind, lines: [] };
+    let line = raw.trim();
+    if (line.startsWith(ITEM_MARKERS.toolError)) [line] = [line.slice(ITEM_MARKERS.toolError.length), open('tool_error')];
+    else if (line.startsWith(ITEM_MARKERS.toolResult)) [line] = [line.slice(ITEM_MARKERS.toolResult.length), open('tool_result')];
+    else if (line.startsWith(ITEM_MARKERS.thinking)) [line] = [line.slice(ITEM_MARKERS.thinking.length), open('thinking')];
+    else if (line.startsWith(ITEM_MARKERS.toolUse)) {
+      // A tool_use is one line (its input is JSON): what follows is said again.
+      open('tool_use');
+      cur.lines.push(line);
+      open('said');
+      continue;
     }
-    if (rest.trim().length > 0) cur.lines.push(rest.trim());
+    const closes = line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult);
+    if (closes) line = line.slice(0, line.lastIndexOf('[/')).trim();
+    if (line.trim().length > 0) cur.lines.push(line.trim());
+    if (closes) open('said');
   }
   if (cur.lines.length > 0) out.push(cur);
   return out;
@@ -128,7 +135,11 @@ const SECTION_TITLES: Record<string, keyof Pick<Collected, 'requests' | 'decisio
   'Open tasks:': 'tasks',
 };
 
-function collectReferences(text: string, c: Collected): void {
+/** Block markers (items.ts) are not references: "[tool_use Bash]" must not yield "tool_use". */
+const MARKER_RE = /^\s*\[(?:tool_use|tool_result(?: error)?|thinking)\]?|\[\/(?:thinking|tool_result)\]\s*$/gm;
+
+function collectReferences(rawText: string, c: Collected): void {
+  const text = rawText.replace(MARKER_RE, ' ');
   for (const m of text.matchAll(URL_RE)) addCapped(c.urls, m[0].replace(/[.,;:]+$/, ''));
   const noUrls = text.replace(URL_RE, ' ');
   for (const m of noUrls.matchAll(PATH_RE)) {
@@ -154,11 +165,12 @@ function unescapeJson(s: string): string {
 
 function collect(items: readonly SummarizeItem[]): Collected {
   const c: Collected = { requests: [], decisions: [], tasks: [], errors: [], files: new Set(), commands: new Set(), urls: new Set(), identifiers: new Set(), numbers: new Set() };
-  const seen = { requests: new Set<string>(), decisions: new Set<string>(), tasks: new Set<string>(), errors: new Set<string>() };
-  const add = (list: keyof typeof seen, value: string) => pushUnique(c[list], seen[list], clip(value));
+  // One seen-set for every category: a line is a request OR a task, never printed twice.
+  const seenLines = new Set<string>();
+  const add = (list: 'requests' | 'decisions' | 'tasks' | 'errors', value: string) => pushUnique(c[list], seenLines, clip(value));
   for (const item of items) {
     let userAsked = false;
-    let section: keyof typeof seen | null = null;
+    let section: 'requests' | 'decisions' | 'tasks' | 'errors' | null = null;
     for (const seg of segmentsOf(item.text)) {
       switch (seg.kind) {
         case 'said':
@@ -227,32 +239,33 @@ function roleCounts(items: readonly SummarizeItem[]): string {
 }
 
 /**
- * Fits sections into the budget: each section first takes up to its share, then the
- * leftover is handed out in priority order. Entries are never cut mid-way (only clipped
- * to ENTRY_CHARS when collected), so every line reads whole.
+ * Fits sections into the budget: each section first takes entries up to its share, then
+ * the leftover is handed out in priority order. An entry that does not fit is skipped
+ * (a shorter one after it may), and entries keep their chronological order. Entries are
+ * never cut here (only clipped to ENTRY_CHARS when collected), so every line reads whole.
  */
 function fitSections(sections: Section[], budget: number): Map<Section, string[]> {
-  const taken = new Map<Section, string[]>(sections.map((s) => [s, []]));
+  const chosen = new Map<Section, boolean[]>(sections.map((s) => [s, s.entries.map(() => false)]));
+  const count = new Map<Section, number>(sections.map((s) => [s, 0]));
   // An entry costs its text plus separators; the first one of a section also pays for the title line.
-  const cost = (s: Section, e: string, first: boolean) => (s.inline ? e.length + 2 : e.length + 3) + (first ? s.title.length + 2 : 0);
+  const cost = (s: Section, e: string) => (s.inline ? e.length + 2 : e.length + 3) + (count.get(s) === 0 ? s.title.length + 2 : 0);
   let remaining = budget;
-  const next = new Map<Section, number>(sections.map((s) => [s, 0]));
   for (const round of [0, 1]) {
     for (const s of sections) {
       let allowance = round === 0 ? Math.floor(budget * s.share) : remaining;
-      let i = next.get(s)!;
-      while (i < s.entries.length) {
-        const c = cost(s, s.entries[i], taken.get(s)!.length === 0);
-        if (c > allowance || c > remaining) break;
-        taken.get(s)!.push(s.entries[i]);
+      const flags = chosen.get(s)!;
+      for (let i = 0; i < s.entries.length && allowance > 0; i++) {
+        if (flags[i]) continue;
+        const c = cost(s, s.entries[i]);
+        if (c > allowance || c > remaining) continue;
+        flags[i] = true;
+        count.set(s, count.get(s)! + 1);
         allowance -= c;
         remaining -= c;
-        i++;
       }
-      next.set(s, i);
     }
   }
-  return taken;
+  return new Map(sections.map((s) => [s, s.entries.filter((_, i) => chosen.get(s)![i])]));
 }
 
 /**

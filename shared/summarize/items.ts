@@ -9,7 +9,8 @@ import type { SummarizeItem } from '../compaction/summarizer.js';
 import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
 
 /**
- * Markers the renderer writes in front of non-text blocks. The extractive summarizer
+ * Markers the renderer writes around non-text blocks (a tool_use is one JSON line; thinking
+ * and tool results may span lines and get a closing marker). The extractive summarizer
  * reads them back (an errored tool result is an "error" line; a tool_use carries the
  * command), and they tell a model which lines are tool traffic.
  */
@@ -18,6 +19,9 @@ export const ITEM_MARKERS = {
   toolUse: '[tool_use',
   toolResult: '[tool_result]',
   toolError: '[tool_result error]',
+  /** Closes a multi-line thinking or tool_result block, so a text block after it reads as said. */
+  endThinking: '[/thinking]',
+  endToolResult: '[/tool_result]',
 } as const;
 
 /** One content block as canonical summarizer text (see ITEM_MARKERS). */
@@ -26,11 +30,11 @@ export function blockToItemText(b: ContentBlock): string {
     case 'text':
       return b.text;
     case 'thinking':
-      return `${ITEM_MARKERS.thinking} ${b.thinking}`;
+      return `${ITEM_MARKERS.thinking} ${b.thinking} ${ITEM_MARKERS.endThinking}`;
     case 'tool_use':
       return `${ITEM_MARKERS.toolUse} ${b.name}] ${stableJson(b.input)}`;
     case 'tool_result':
-      return `${b.is_error ? ITEM_MARKERS.toolError : ITEM_MARKERS.toolResult} ${b.content}`;
+      return `${b.is_error ? ITEM_MARKERS.toolError : ITEM_MARKERS.toolResult} ${b.content} ${ITEM_MARKERS.endToolResult}`;
     case 'image':
       return `[image: ${b.mediaType}, ${b.sizeBytes} bytes]`;
     default: {

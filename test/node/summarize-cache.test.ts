@@ -1,0 +1,145 @@
+/**
+ * The summary cache (electron/summarize/cache.ts) and the tier ladder with the
+ * extractive summarizer (electron/summarize/tiers.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DB } from '../../electron/store/db.js';
+import { cacheGet, cachePut, cacheSize, summaryCacheKey } from '../../electron/summarize/cache.js';
+import { rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
+import { countTokens } from '../../electron/tokenizer.js';
+import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
+import { turnsToItems } from '../../shared/summarize/items.js';
+import type { Summarizer, SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import type { Turn } from '../../shared/model/turn.js';
+
+let db: DB;
+afterEach(() => db?.close());
+
+const turnAt = (id: number, position: number, textValue: string, timestamp: string): Turn => ({
+  id,
+  sessionId: 1,
+  position,
+  role: position % 2 ? 'assistant' : 'user',
+  blocks: [{ type: 'text', text: textValue }],
+  charCount: textValue.length,
+  tokenCount: 0,
+  timestamp,
+  model: null,
+  agentId: null,
+  sourceIds: [`src-${id}`],
+});
+
+const longText = (i: number) => `Turn ${i}: we need to refactor electron/store/turns.ts so listTurnMetas reads tool_cycles once; decided to keep prefix sums in shared/compaction/spans.ts. ${'Details follow. '.repeat(20)}`;
+
+describe('summary cache key', () => {
+  it('ignores turn ids, positions, source ids and timestamps: the same content gives the same key', () => {
+    const a = turnsToItems([turnAt(1, 0, longText(0), '2024-01-01T00:00:00Z'), turnAt(2, 1, longText(1), '2024-01-01T00:00:01Z')]);
+    const b = turnsToItems([turnAt(901, 40, longText(0), '2025-06-30T12:00:00Z'), turnAt(902, 41, longText(1), '2025-06-30T12:00:09Z')]);
+    const key = (items: typeof a, over: Partial<Parameters<typeof summaryCacheKey>[0]> = {}) =>
+      summaryCacheKey({ request: { purpose: 'leaf', items, targetTokens: 500 }, model: 'extractive:extractive', promptVersion: 'extractive-1', tier: 'normal', ...over });
+    expect(key(a)).toBe(key(b));
+    expect(key(a)).toMatch(/^[0-9a-f]{64}$/);
+    // ...but model, prompt version, max tokens, tier and content all change it
+    const variants = [key(a, { model: 'openai:gpt-4o-mini' }), key(a, { promptVersion: 'extractive-2' }), key(a, { tier: 'aggressive' }), key(a, { request: { purpose: 'leaf', items: a, targetTokens: 501 } }), key(a.slice(1))];
+    expect(new Set([key(a), ...variants]).size).toBe(6);
+  });
+});
+
+describe('summary cache LRU', () => {
+  it('keeps at most `limit` rows, evicting the least recently used', () => {
+    db = openDatabase(':memory:');
+    const entry = (t: string) => ({ text: t, tokenCount: 1, tier: 'normal' as const, model: 'm' });
+    cachePut(db, 'k1', entry('one'), 3);
+    cachePut(db, 'k2', entry('two'), 3);
+    cachePut(db, 'k3', entry('three'), 3);
+    expect(cacheGet(db, 'k1')?.text).toBe('one'); // k1 is now the most recent
+    cachePut(db, 'k4', entry('four'), 3);
+    expect(cacheSize(db)).toBe(3);
+    expect(cacheGet(db, 'k2')).toBeNull();
+    expect([cacheGet(db, 'k1')?.text, cacheGet(db, 'k3')?.text, cacheGet(db, 'k4')?.text]).toEqual(['one', 'three', 'four']);
+  });
+
+  it('defaults to 1000 rows', () => {
+    db = openDatabase(':memory:');
+    for (let i = 0; i < 1005; i++) cachePut(db, `k${i}`, { text: `t${i}`, tokenCount: 1, tier: 'normal', model: 'm' });
+    expect(cacheSize(db)).toBe(1000);
+    expect(cacheGet(db, 'k4')).toBeNull();
+    expect(cacheGet(db, 'k5')?.text).toBe('t5');
+  });
+});
+
+/** A summarizer that counts its calls and answers from a function (a test double of a model, not of our code). */
+function scripted(answer: (req: SummarizeRequest) => string | Error): Summarizer & { calls: SummarizeRequest[] } {
+  const calls: SummarizeRequest[] = [];
+  return {
+    kind: 'openai',
+    model: 'scripted',
+    promptVersion: 'p1',
+    calls,
+    async summarize(req) {
+      calls.push(req);
+      const a = answer(req);
+      if (a instanceof Error) throw a;
+      return { text: a, model: 'scripted' };
+    },
+  };
+}
+
+const ladder = (summarizer: Summarizer, items = turnsToItems([turnAt(1, 0, longText(0), ''), turnAt(2, 1, longText(1), '')]), extra = {}) =>
+  summarizeWithTiers({ db, summarizer, request: { purpose: 'leaf', items, targetTokens: 300 }, countTokens: (t) => countTokens(t), semaphore: new Semaphore(2), signal: new AbortController().signal, ...extra });
+
+describe('tier ladder', () => {
+  it('records the tier that produced the text and caches each rung under its own key', async () => {
+    db = openDatabase(':memory:');
+    const model = scripted((req) => (req.tier === 'normal' ? new Error('boom') : 'Refactor listTurnMetas; keep prefix sums in spans.ts.'));
+    const first = await ladder(model);
+    expect(first).toMatchObject({ tier: 'aggressive', calls: 2, cacheHit: false, text: 'Refactor listTurnMetas; keep prefix sums in spans.ts.' });
+    expect(model.calls.map((c) => [c.tier, c.targetTokens])).toEqual([
+      ['normal', 300],
+      ['aggressive', 150],
+    ]);
+    // a second run over the same span: zero calls, the aggressive entry is found
+    const second = await ladder(model);
+    expect(model.calls).toHaveLength(2);
+    expect(second).toMatchObject({ tier: 'aggressive', calls: 0, cacheHit: true, text: first.text });
+  });
+
+  it('a fallback result is cached too, so an unchanged re-run makes zero calls', async () => {
+    db = openDatabase(':memory:');
+    const model = scripted(() => '');
+    const first = await ladder(model);
+    expect(first.tier).toBe('fallback');
+    expect(first.text.startsWith('[Extractive leaf summary of 2 items (1 user, 1 assistant)]')).toBe(true);
+    await ladder(model);
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('the extractive summarizer stays on the normal tier for a real span', async () => {
+    db = openDatabase(':memory:');
+    const s = await ladder(createExtractiveSummarizer());
+    expect(s).toMatchObject({ tier: 'normal', model: 'extractive', calls: 1 });
+    expect(s.tokenCount).toBe(countTokens(s.text));
+  });
+
+  it('rejects empty, verbatim and not-shorter outputs with a reason', () => {
+    const src = 'user: please rename fooBar to bazQux in src/a.ts and src/b.ts, then run the tests again';
+    expect(rejectOutput('   ', src, countTokens)).toBe('empty output');
+    expect(rejectOutput(src, src, countTokens)).toBe('output is the source text verbatim');
+    expect(rejectOutput('please rename fooBar to bazQux in src/a.ts and src/b.ts, then run', src, countTokens)).toBe('output is the source text verbatim');
+    expect(rejectOutput(`${src} and also some more`, src, countTokens)).toBe('output is not shorter than the input');
+    expect(rejectOutput('Rename fooBar→bazQux (src/a.ts, src/b.ts).', src, countTokens)).toBeNull();
+  });
+
+  it('the semaphore rejects a waiting call when the run is cancelled', async () => {
+    const sem = new Semaphore(1);
+    const controller = new AbortController();
+    let release!: () => void;
+    const holder = sem.run(() => new Promise<void>((r) => (release = r)));
+    const waiting = sem.run(async () => 'ran', controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    release();
+    await holder;
+    expect(await sem.run(async () => 'free again')).toBe('free again');
+  });
+});
