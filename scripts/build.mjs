@@ -97,7 +97,7 @@ async function buildRenderer() {
   }
   const started = performance.now();
   const vite = await import(pathToFileURL(path.join(ROOT, 'node_modules', 'vite', 'dist', 'node', 'index.js')).href).catch(() => import('vite'));
-  await vite.build({ root: ROOT, configFile, logLevel: 'warn' });
+  await vite.build({ configFile, logLevel: 'warn' });
   console.error(`build: renderer built into dist/renderer/ in ${Math.round(performance.now() - started)} ms`);
 }
 
