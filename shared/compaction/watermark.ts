@@ -1,12 +1,201 @@
-// PLACEHOLDER (to be replaced by the planner implementation for 'watermark').
+/**
+ * Strategy `watermark`: one forward-only watermark over the session (the seed: a session
+ * compaction spec). Everything between the stable prefix and the watermark is replaced
+ * by ONE synthetic user turn `<COMPACTION_SUMMARY model=... watermark=...>…</COMPACTION_SUMMARY>`
+ * (shared/replay/build.ts writes it); the last `preserveRecentTurns` turns are never
+ * summarized.
+ *
+ * Trigger, on the pending tokens = tokens between the stable prefix (the leading system
+ * turns) and the preserved recent turns, where the turns already behind the watermark
+ * count as the current summary's tokens:
+ * - pending >= hardCapTokens: compact, even when the cost budget is spent (then the run
+ *   carries the failure mode `budget_exhausted_forced`);
+ * - pending >= softThresholdTokens: compact if the budget allows (spentUsd <
+ *   maxCostPerSessionUsd; spending is known only after a call, so the check is on what
+ *   was spent so far), else skip with `budget_exhausted`;
+ * - else skip.
+ * Span: from the prefix end to the new watermark = (message count − preserveRecentTurns),
+ * moved EARLIER to the nearest tool-cycle-safe cut so a tool_use is never separated from
+ * its tool_result; when no safe cut lies beyond the current watermark: skip with
+ * `no_valid_boundary`. The previous summary's coverage is part of the span: its text is
+ * passed as the prior summary and the new summary replaces it (depth + 1, an edge to it).
+ *
+ * Counting conventions (shared with every planner, see spans.ts): message counts and
+ * tokens are over conversation (non-system) turns; system turns are never summarized.
+ */
+import type { ParamSpec } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
+import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
+import { buildSpanIndex, convCountIn, convTokensIn, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
-export const watermarkStrategy: StrategyDefinition = {
+export type WatermarkParams = {
+  softThresholdTokens: number;
+  hardCapTokens: number;
+  preserveRecentTurns: number;
+  maxCostPerSessionUsd: number;
+  summaryMaxTokens: number;
+};
+
+export const watermarkSpecs: readonly ParamSpec[] = [
+  { name: 'softThresholdTokens', label: 'Soft threshold', default: 30000, min: 0, max: null, sliderMax: 200000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs if the cost budget allows. Default 30,000 (the seed spec).' },
+  { name: 'hardCapTokens', label: 'Hard cap', default: 80000, min: 1, max: null, sliderMax: 400000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs even when the budget is spent (budget_exhausted_forced), and under which a failed summarizer leaves things alone. Default 80,000 (the seed spec).' },
+  { name: 'preserveRecentTurns', label: 'Preserve recent', default: 5, min: 0, max: null, sliderMax: 100, step: 1, kind: 'int', unit: 'turns', doc: 'The most recent turns, never summarized. Default 5 (the seed spec).' },
+  { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in prices.ts); over it, only the hard cap compacts. Default 0.20 (the seed spec).' },
+  { name: 'summaryMaxTokens', label: 'Summary size', default: 2000, min: 64, max: null, sliderMax: 16000, step: 100, kind: 'int', unit: 'tokens', doc: 'Target (maximum) size of the compaction summary. Default 2,000: the seed leaves it open; 2,000 is the cap the dag and rolling summaries use here, about 7% of the soft threshold.' },
+];
+
+export type WatermarkSkip = 'below_soft_threshold' | 'budget_exhausted' | 'no_valid_boundary' | 'nothing_new';
+
+/** Everything the planner decided, for the pass (the plan is the renderer's view of it). */
+export interface WatermarkDecision {
+  /** First position after the leading system turns. */
+  prefixEnd: number;
+  /** First position of the preserved recent turns. */
+  tailStart: number;
+  /** The watermark now (prefixEnd when nothing was compacted yet). */
+  currentWatermark: number;
+  currentSummary: ExistingSummary | null;
+  pendingTokens: number;
+  level: 'none' | 'soft' | 'hard';
+  budgetSpent: boolean;
+  compact: boolean;
+  skip: WatermarkSkip | null;
+  /** Compacting at the hard cap although the budget is spent. */
+  forced: boolean;
+  /** The new watermark (a safe cut), when compacting. */
+  newWatermark: number | null;
+  /** The largest safe cut <= tailStart (the candidate watermark), whether or not it moves forward. */
+  candidateWatermark: number;
+  reason: string;
+}
+
+/** The summary the watermark stands on: by the id in state, else the newest uncompacted watermark summary. */
+export function currentWatermarkSummary(summaries: readonly ExistingSummary[], id: number | null | undefined): ExistingSummary | null {
+  if (id !== null && id !== undefined) {
+    const s = summaries.find((x) => x.id === id);
+    if (s) return s;
+  }
+  let best: ExistingSummary | null = null;
+  for (const s of summaries) if (s.kind === 'watermark' && !s.compacted && (!best || s.id > best.id)) best = s;
+  return best;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The trigger and boundary decision. `force` (the engine's "compact now") skips the thresholds, never the boundary rule. */
+export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex = buildSpanIndex(input.turns), force = false): WatermarkDecision {
+  const { summaries, state, params } = input;
+  const n = ix.count;
+  let prefixEnd = 0;
+  while (prefixEnd < n && input.turns[prefixEnd].role === 'system') prefixEnd++;
+  const convTotal = ix.convCountPrefix[n];
+  const tailStart = Math.max(prefixEnd, positionOfConvTurn(ix, Math.max(0, convTotal - params.preserveRecentTurns)));
+  const currentSummary = currentWatermarkSummary(summaries, state.watermarkSummaryId);
+  const currentWatermark = Math.min(n, Math.max(prefixEnd, currentSummary ? (state.watermark ?? currentSummary.lastPosition + 1) : prefixEnd));
+  const summaryTokens = currentSummary ? currentSummary.tokenCount : 0;
+  const pendingTokens = summaryTokens + (tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0);
+  const level: WatermarkDecision['level'] = pendingTokens >= params.hardCapTokens ? 'hard' : pendingTokens >= params.softThresholdTokens ? 'soft' : 'none';
+  const spent = state.spentUsd ?? 0;
+  const budgetSpent = spent >= params.maxCostPerSessionUsd;
+  const candidateWatermark = safeCutAtOrBefore(ix, tailStart);
+  const base = { prefixEnd, tailStart, currentWatermark, currentSummary, pendingTokens, level, budgetSpent, candidateWatermark };
+  const skip = (why: WatermarkSkip, reason: string): WatermarkDecision => ({ ...base, compact: false, skip: why, forced: false, newWatermark: null, reason: `${why}: ${reason}` });
+
+  const pendingText = `pending ${fmt(pendingTokens)} tokens`;
+  if (!force && level === 'none') return skip('below_soft_threshold', `${pendingText} < soft threshold ${fmt(params.softThresholdTokens)}`);
+  if (!force && level === 'soft' && budgetSpent) {
+    return skip('budget_exhausted', `${pendingText} >= soft threshold, but $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent (under the hard cap ${fmt(params.hardCapTokens)})`);
+  }
+  if (tailStart <= currentWatermark || convCountIn(ix, currentWatermark, tailStart) === 0) return skip('nothing_new', `no turns between the watermark (${currentWatermark}) and the preserved turns`);
+  if (candidateWatermark <= currentWatermark || convCountIn(ix, currentWatermark, candidateWatermark) === 0) {
+    return skip('no_valid_boundary', `no tool-cycle-safe cut between the watermark (${currentWatermark}) and the preserved turns (${tailStart}): a tool cycle spans them`);
+  }
+  const forced = level === 'hard' && budgetSpent;
+  let why: string;
+  if (forced) why = `budget_exhausted_forced: ${pendingText} >= hard cap ${fmt(params.hardCapTokens)} although $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent`;
+  else if (level === 'hard') why = `${pendingText} >= hard cap ${fmt(params.hardCapTokens)}`;
+  else if (level === 'soft') why = `${pendingText} >= soft threshold ${fmt(params.softThresholdTokens)}, $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget spent`;
+  else why = `forced by the caller (${pendingText})`;
+  const moved = candidateWatermark < tailStart ? ` (moved back ${convCountIn(ix, candidateWatermark, tailStart)} turn(s) to keep a tool cycle whole)` : '';
+  return { ...base, compact: true, skip: null, forced, newWatermark: candidateWatermark, reason: `${why}; watermark ${currentWatermark} -> ${candidateWatermark}${moved}` };
+}
+
+/**
+ * The truncation fallback's cut (summarizer failed at the hard cap): the smallest safe cut
+ * b in (currentWatermark, newWatermark] that brings pending tokens under the hard cap,
+ * keeping `keptSummaryTokens` for what stays of the summary; newWatermark when none does.
+ */
+export function truncationCut(ix: SpanIndex, d: WatermarkDecision, keptSummaryTokens: number, hardCapTokens: number): number {
+  const limit = d.newWatermark ?? d.candidateWatermark;
+  const allowance = hardCapTokens - keptSummaryTokens; // conv tokens of [b, tailStart) must stay < allowance
+  const end = ix.convTokenPrefix[d.tailStart];
+  // smallest b with end - prefix[b] < allowance, i.e. prefix[b] > end - allowance (prefix is non-decreasing).
+  let lo = d.currentWatermark + 1;
+  let hi = limit;
+  if (lo > hi) return limit;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ix.convTokenPrefix[mid] > end - allowance) hi = mid;
+    else lo = mid + 1;
+  }
+  return Math.min(limit, safeCutAtOrAfter(ix, lo));
+}
+
+export function planWatermark(input: PlanInput<WatermarkParams>): Plan<WatermarkParams> {
+  const { turns, summaries, params } = input;
+  const ix = buildSpanIndex(turns);
+  const d = decideWatermark(input, ix);
+  const n = ix.count;
+  const summaryTokens = d.currentSummary ? d.currentSummary.tokenCount : 0;
+  const tokensBefore = ix.tokenPrefix[n] - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
+
+  const boundaries: PlanBoundary[] = [
+    { kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` },
+    { kind: 'watermark', position: d.newWatermark ?? d.currentWatermark, label: d.newWatermark !== null ? `watermark after this pass: ${d.newWatermark}` : `watermark: ${d.currentWatermark}` },
+    { kind: 'preserved-tail', position: d.tailStart, label: `last ${params.preserveRecentTurns} turns preserved` },
+  ];
+  const nodes: ProjectedNode[] = summaries.map((s) => ({ id: `s${s.id}`, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted }));
+  const edges: Array<{ source: string; target: string }> = [];
+  for (const s of summaries) for (const c of s.childIds) edges.push({ source: `s${s.id}`, target: `s${c}` });
+
+  const spans: PlanSpan[] = [];
+  let tokensAfter = tokensBefore;
+  if (d.compact && d.newWatermark !== null) {
+    const span = makeSpan(turns, ix, { id: 'p0', purpose: 'watermark', from: d.prefixEnd, to: d.newWatermark, targetTokens: params.summaryMaxTokens, priorSummaryId: d.currentSummary ? d.currentSummary.id : null });
+    if (span) {
+      // What the span replaces in the current context: the current summary plus the new turns.
+      span.tokens = summaryTokens + convTokensIn(ix, d.currentWatermark, d.newWatermark);
+      span.chars = (d.currentSummary ? d.currentSummary.charCount : 0) + (ix.convCharPrefix[d.newWatermark] - ix.convCharPrefix[d.currentWatermark]);
+      spans.push(span);
+      const projected = Math.min(params.summaryMaxTokens, span.tokens);
+      tokensAfter = tokensBefore - span.tokens + projected;
+      nodes.push({ id: 'p0', depth: d.currentSummary ? d.currentSummary.depth + 1 : 0, projected: true, firstPosition: span.firstPosition, lastPosition: span.lastPosition, tokens: projected, compacted: false });
+      if (d.currentSummary) {
+        edges.push({ source: 'p0', target: `s${d.currentSummary.id}` });
+        const old = nodes.find((x) => x.id === `s${d.currentSummary!.id}`);
+        if (old) old.compacted = true;
+      }
+    }
+  }
+  return {
+    strategy: 'watermark',
+    params,
+    trigger: { compact: spans.length > 0, reason: d.reason, pressure: d.pendingTokens / params.hardCapTokens, level: d.level },
+    boundaries,
+    spans,
+    condense: [],
+    dag: { nodes, edges },
+    tokensBefore,
+    tokensAfter,
+    budget: params.hardCapTokens,
+  };
+}
+
+export const watermarkStrategy: StrategyDefinition<WatermarkParams> = {
   name: 'watermark',
-  label: 'watermark',
-  description: 'not implemented yet',
-  specs: [],
-  plan() {
-    throw new Error('strategy watermark: planner not implemented yet');
-  },
+  label: 'Watermark',
+  description:
+    'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec seed.',
+  specs: watermarkSpecs,
+  plan: planWatermark,
 };
