@@ -1,0 +1,234 @@
+/**
+ * Reading import input without ever holding a JSONL file as one string: files are
+ * read in chunks with fs.readSync and split on '\n' bytes (a UTF-8 continuation byte
+ * is never 0x0A, so decoding line by line is exact). Every record, a JSONL line or a
+ * whole JSON document, is bounded by a per-record size limit so a 100 MB line fails
+ * with a clear message instead of exhausting memory.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { ImportError } from './errors.js';
+
+/** Largest single record (one JSONL line, or one JSON document) accepted: 64 MiB. */
+export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+const MB = 1024 * 1024;
+
+export interface FileFacts {
+  /** sha256 of the file's bytes, hex. */
+  hash: string;
+  size: number;
+}
+
+function formatMb(bytes: number): string {
+  return `${Math.round((bytes / MB) * 10) / 10} MB`;
+}
+
+/**
+ * One streaming pass over a file before parsing: its content hash (duplicate
+ * detection happens before any parsing), and the cheap rejections: missing file,
+ * directory, binary content (NUL bytes never occur in JSON text), empty file.
+ */
+export function inspectFile(filePath: string, displayName: string): FileFacts {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(filePath);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ImportError(displayName, `file not found (${filePath}): expected a transcript file`);
+    throw new ImportError(displayName, `cannot read ${filePath}: ${(e as Error).message}`);
+  }
+  if (stat.isDirectory()) throw new ImportError(displayName, `${filePath} is a directory: expected a transcript file`);
+  const hash = crypto.createHash('sha256');
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let offset = 0;
+  let sawContent = false;
+  const fd = fs.openSync(filePath, 'r');
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK_BYTES, offset);
+      if (n === 0) break;
+      const chunk = n === CHUNK_BYTES ? buf : buf.subarray(0, n);
+      const nul = chunk.indexOf(0);
+      if (nul !== -1) throw new ImportError(displayName, `binary file (NUL byte at offset ${offset + nul}): expected UTF-8 JSON or JSONL text`);
+      if (!sawContent && /\S/.test(chunk.toString('latin1'))) sawContent = true;
+      hash.update(chunk);
+      offset += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!sawContent) throw new ImportError(displayName, 'the file is empty: expected a JSON document or JSONL records');
+  return { hash: hash.digest('hex'), size: offset };
+}
+
+/** The same checks and hash for text handed over directly (window import, browser mode). */
+export function inspectText(text: string, displayName: string): FileFacts {
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) throw new ImportError(displayName, `binary content (NUL character at offset ${nul}): expected UTF-8 JSON or JSONL text`);
+  if (!/\S/.test(text)) throw new ImportError(displayName, 'the file is empty: expected a JSON document or JSONL records');
+  const bytes = Buffer.from(text, 'utf8');
+  return { hash: crypto.createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+}
+
+export interface Line {
+  /** 1-based line number. */
+  line: number;
+  text: string;
+}
+
+function tooLong(displayName: string, line: number, limit: number): ImportError {
+  return new ImportError(displayName, `record longer than the ${formatMb(limit)} per-record limit: expected one JSON record per line of at most ${formatMb(limit)}`, line);
+}
+
+/** The lines of a file, streamed in 1 MiB chunks. A trailing '\r' is dropped. */
+export function* fileLines(filePath: string, displayName: string, maxRecordBytes = DEFAULT_MAX_RECORD_BYTES): Generator<Line> {
+  const fd = fs.openSync(filePath, 'r');
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  // Pieces of the current (unfinished) line, copied out of the reusable chunk buffer.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNo = 1;
+  let position = 0;
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK_BYTES, position);
+      if (n === 0) break;
+      position += n;
+      const chunk = n === CHUNK_BYTES ? buf : buf.subarray(0, n);
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, start);
+        if (nl === -1) break;
+        let text: string;
+        if (pendingBytes === 0) {
+          if (nl - start > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
+          text = chunk.toString('utf8', start, nl);
+        } else {
+          if (pendingBytes + (nl - start) > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
+          pending.push(chunk.subarray(start, nl));
+          text = Buffer.concat(pending).toString('utf8');
+          pending = [];
+          pendingBytes = 0;
+        }
+        yield { line: lineNo, text: stripCr(lineNo === 1 ? stripBom(text) : text) };
+        lineNo++;
+        start = nl + 1;
+      }
+      if (start < n) {
+        pendingBytes += n - start;
+        if (pendingBytes > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
+        pending.push(Buffer.from(chunk.subarray(start, n)));
+      }
+    }
+    if (pendingBytes > 0) {
+      const text = Buffer.concat(pending).toString('utf8');
+      yield { line: lineNo, text: stripCr(lineNo === 1 ? stripBom(text) : text) };
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The lines of an in-memory text, without splitting it into an array first. */
+export function* textLines(text: string, displayName: string, maxRecordBytes = DEFAULT_MAX_RECORD_BYTES): Generator<Line> {
+  let start = 0;
+  let lineNo = 1;
+  const body = stripBom(text);
+  while (start < body.length) {
+    let nl = body.indexOf('\n', start);
+    if (nl === -1) nl = body.length;
+    // Characters, not bytes: UTF-16 length is a cheap bound close enough for a size limit.
+    if (nl - start > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
+    yield { line: lineNo, text: stripCr(body.slice(start, nl)) };
+    lineNo++;
+    start = nl + 1;
+  }
+}
+
+function stripBom(s: string): string {
+  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+}
+function stripCr(s: string): string {
+  return s.endsWith('\r') ? s.slice(0, -1) : s;
+}
+
+export interface JsonlRecord {
+  line: number;
+  value: unknown;
+}
+
+/** Parses each non-blank line as JSON; a line that is not JSON is an ImportError naming the line. */
+export function* jsonlRecords(lines: Iterable<Line>, displayName: string): Generator<JsonlRecord> {
+  for (const { line, text } of lines) {
+    if (text.length === 0 || !/\S/.test(text)) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new ImportError(displayName, `not valid JSON (${jsonErrorReason(e as Error, text)}): expected one JSON object per line`, line);
+    }
+    yield { line, value };
+  }
+}
+
+/** Reads a whole-document file (.json, .traj) with the per-record limit applied to the file. */
+export function readDocumentText(filePath: string, displayName: string, size: number, maxRecordBytes = DEFAULT_MAX_RECORD_BYTES): string {
+  if (size > maxRecordBytes) {
+    throw new ImportError(displayName, `a ${formatMb(size)} JSON document is larger than the ${formatMb(maxRecordBytes)} per-record limit: expected a smaller document, or JSONL (one record per line)`);
+  }
+  return stripBom(fs.readFileSync(filePath, 'utf8'));
+}
+
+/** JSON.parse with an error that says where and what: truncated input is called out as such. */
+export function parseJsonDocument(text: string, displayName: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ImportError(displayName, `not valid JSON (${jsonErrorReason(e as Error, text)}): expected one complete JSON document`);
+  }
+}
+
+/** "the JSON ends early (truncated)" or "<V8 message> at line L, column C". */
+export function jsonErrorReason(e: Error, text: string): string {
+  const msg = e.message;
+  if (/Unexpected end of JSON input|Unterminated string/i.test(msg)) return 'the JSON ends early, the input looks truncated';
+  const m = /at position (\d+)/.exec(msg);
+  const base = msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+  if (!m) return base;
+  const pos = Number(m[1]);
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `${base} at line ${line}, column ${pos - lineStart + 1}`;
+}
+
+/** An iterator that can look at its next item without consuming it (format detection). */
+export class Peekable<T> implements IterableIterator<T> {
+  private buffered: IteratorResult<T> | null = null;
+  constructor(private readonly inner: Iterator<T>) {}
+  peek(): T | undefined {
+    if (!this.buffered) this.buffered = this.inner.next();
+    return this.buffered.done ? undefined : this.buffered.value;
+  }
+  next(): IteratorResult<T> {
+    if (this.buffered) {
+      const b = this.buffered;
+      this.buffered = null;
+      return b;
+    }
+    return this.inner.next();
+  }
+  /** Closing early (an error while consuming) closes the underlying file too. */
+  return(value?: unknown): IteratorResult<T> {
+    this.buffered = null;
+    this.inner.return?.(value);
+    return { done: true, value: undefined as never };
+  }
+  [Symbol.iterator](): IterableIterator<T> {
+    return this;
+  }
+}
