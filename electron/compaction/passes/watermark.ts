@@ -1,6 +1,203 @@
-// PLACEHOLDER (to be replaced by the pass implementation for 'watermark').
-import type { PassFn } from '../pass.js';
+/**
+ * The `watermark` pass: executes shared/compaction/watermark.ts's decision.
+ *
+ * 1. Decide (pure planner). Skip: `compaction_skipped` event, or `compaction_failed` with
+ *    failure mode `no_valid_boundary` when a tool cycle blocks every cut.
+ * 2. `compaction_started` (with `failureMode: 'budget_exhausted_forced'` when the hard
+ *    cap compacts over a spent budget).
+ * 3. Summarize the new turns with the current summary as prior, through ctx.summarize
+ *    with `allowFallback: false` so a failing model throws (cache and tiers are the
+ *    engine's). On failure:
+ *    - at or above the hard cap: TRUNCATION. The oldest non-preserved turns are dropped
+ *      (tool-cycle safe) until pending tokens are under the cap. This is recorded as a
+ *      summary row of kind 'watermark', tier 'truncation', model 'truncation', whose text
+ *      is the previous summary (kept) plus a line saying which turns were dropped
+ *      unsummarized; so "the watermark summary stands for everything up to the
+ *      watermark" stays the one rule the replay and the next pass rely on.
+ *      Event `compaction_failed` with failure mode `adapter_error` and
+ *      `truncatedMessageCount`; the run completes (the context did shrink).
+ *    - below the cap: event `compaction_failed` (`adapter_error`, `retry: true`), skip;
+ *      the next pass tries again (a cached tier makes that cheap).
+ * 4. Validate the resulting message list (shared/replay) under the OpenAI and the
+ *    Anthropic rules; any problem: `compaction_failed` with `validation_failed`, nothing
+ *    written.
+ * 5. Commit in one transaction under the session lock: the new summary (depth = old + 1,
+ *    turn edges to the newly covered turns, a child edge to the summary it replaces), the
+ *    old one marked compacted, and the state {watermark, watermarkSummaryId, spentUsd}.
+ *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
+ */
+import type { PassContext, PassFn, PassOutcome, TieredSummary } from '../pass.js';
+import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../../../shared/compaction/watermark.js';
+import { buildSpanIndex, convCountIn, convTurnIds } from '../../../shared/compaction/spans.js';
+import { costUsd } from '../../../shared/compaction/prices.js';
+import type { VariantState } from '../../../shared/compaction/types.js';
+import { turnsToItems, itemsToSourceText } from '../../../shared/summarize/items.js';
+import { normalizeReplay } from '../../../shared/replay/normalize.js';
+import { watermarkCandidates } from '../../../shared/replay/build.js';
+import { validateMessages, type MessageProblem } from '../../../shared/replay/validate.js';
+import { getVariant, insertSummary, markCompacted, setVariantState } from '../../store/variants.js';
+import { withSessionLock } from '../locks.js';
+import { passParams } from './common.js';
 
-export const watermarkPass: PassFn = async () => {
-  throw new Error('strategy watermark: pass not implemented yet');
+/** Model name recorded on a truncation row (prices.ts prices it at 0). */
+export const TRUNCATION_MODEL = 'truncation';
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const isAbort = (ctx: PassContext, e: unknown) => ctx.signal.aborted || (e instanceof Error && e.name === 'AbortError');
+
+/** The line a truncation appends to the kept summary. */
+export function truncationNote(count: number, firstPosition: number, lastPosition: number, error: string): string {
+  return `[${count} earlier message(s), turns ${firstPosition}-${lastPosition}, were truncated without a summary: the summarizer failed (${error.slice(0, 200)}).]`;
+}
+
+/** Problems of the message list the model would get with `text` standing for [prefix, watermark). */
+function validate(ctx: PassContext, model: string, watermark: number, text: string): MessageProblem[] {
+  const turns = ctx.readTurns(0, ctx.metas.length);
+  const messages = normalizeReplay(watermarkCandidates(turns, { id: 0, model, text }, watermark));
+  return [...validateMessages(messages, 'openai'), ...validateMessages(messages, 'anthropic')];
+}
+
+interface Commit {
+  text: string;
+  tokenCount: number;
+  tier: TieredSummary['tier'];
+  model: string;
+  cacheKey: string | null;
+  cacheHit: boolean;
+  watermark: number;
+  spentUsd: number;
+}
+
+function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): VariantState {
+  const metas = ctx.metas;
+  const newTurnIds = convTurnIds(metas, d.currentWatermark, c.watermark);
+  const allIds = convTurnIds(metas, d.prefixEnd, c.watermark);
+  const first = metas.find((m) => m.id === allIds[0])!.position;
+  const last = metas.find((m) => m.id === allIds[allIds.length - 1])!.position;
+  const old = d.currentSummary;
+  const tx = ctx.db.transaction((): VariantState => {
+    // Optimistic check: another writer moved the watermark while we summarized.
+    const now = getVariant(ctx.db, ctx.variant.id)?.state ?? {};
+    if ((now.watermarkSummaryId ?? null) !== (ctx.state.watermarkSummaryId ?? null) || (now.watermark ?? null) !== (ctx.state.watermark ?? null)) {
+      throw new Error(`variant ${ctx.variant.id} changed during the pass (watermark ${ctx.state.watermark ?? 'none'} -> ${now.watermark ?? 'none'}); nothing written`);
+    }
+    const id = insertSummary(ctx.db, {
+      variantId: ctx.variant.id,
+      runId: ctx.runId,
+      kind: 'watermark',
+      depth: old ? old.depth + 1 : 0,
+      text: c.text,
+      tokenCount: c.tokenCount,
+      tier: c.tier,
+      model: c.model,
+      promptVersion: ctx.variant.summarizer.promptVersion,
+      cacheKey: c.cacheKey,
+      cacheHit: c.cacheHit,
+      firstPosition: first,
+      lastPosition: last,
+      turnIds: newTurnIds,
+      childSummaryIds: old ? [old.id] : [],
+    });
+    if (old) markCompacted(ctx.db, [old.id]);
+    const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };
+    setVariantState(ctx.db, ctx.variant.id, state);
+    return state;
+  });
+  return tx.immediate();
+}
+
+export const watermarkPass: PassFn = async (ctx, rawParams) => {
+  const { params, force } = passParams<WatermarkParams>('watermark', watermarkSpecs, rawParams);
+  const ix = buildSpanIndex(ctx.metas);
+  const d = decideWatermark({ turns: ctx.metas, summaries: ctx.readSummaries(), state: ctx.state, params }, ix, force);
+  const baseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
+
+  if (!d.compact || d.newWatermark === null) {
+    if (d.skip === 'no_valid_boundary') ctx.event('compaction_failed', { failureMode: 'no_valid_boundary', reason: d.reason, pendingTokens: d.pendingTokens });
+    else ctx.event('compaction_skipped', { reason: d.reason, pendingTokens: d.pendingTokens, level: d.level });
+    return { status: 'skipped', stats: { ...baseStats, reason: d.reason, skip: d.skip, ...(d.skip === 'no_valid_boundary' ? { failureMode: 'no_valid_boundary' } : {}) } };
+  }
+  const W = d.newWatermark;
+  const forcedMode = d.forced ? { failureMode: 'budget_exhausted_forced' } : {};
+  ctx.event('compaction_started', { pendingTokens: d.pendingTokens, level: d.level, fromWatermark: d.currentWatermark, toWatermark: W, turns: convCountIn(ix, d.currentWatermark, W), ...forcedMode });
+
+  const newTurns = ctx.readTurns(d.currentWatermark, W).filter((t) => t.role !== 'system');
+  const items = turnsToItems(newTurns);
+  const prior = d.currentSummary ? ctx.summaryText(d.currentSummary.id) : null;
+  const spent = ctx.state.spentUsd ?? 0;
+  ctx.progress(0, 1, 0, `summarizing ${newTurns.length} turns up to watermark ${W}`);
+
+  let summary: TieredSummary;
+  try {
+    summary = await ctx.summarize({ purpose: 'watermark', items, priorSummary: prior, targetTokens: params.summaryMaxTokens }, { allowFallback: false });
+  } catch (err) {
+    if (isAbort(ctx, err)) throw err;
+    const error = errorText(err);
+    if (d.level !== 'hard') {
+      ctx.event('compaction_failed', { failureMode: 'adapter_error', error, retry: true, pendingTokens: d.pendingTokens });
+      return { status: 'skipped', stats: { ...baseStats, reason: `adapter_error below the hard cap: skipped, retried next pass (${error})`, failureMode: 'adapter_error' } };
+    }
+    return truncate(ctx, d, params, prior, error, ix, baseStats);
+  }
+  ctx.checkCancelled();
+
+  // Cost from prices.ts; a summarizer that reports no usage is charged for the text it read and wrote.
+  const tokensIn = summary.calls > 0 ? summary.tokensIn || ctx.countTokens(itemsToSourceText(items) + (prior ?? '')) : 0;
+  const tokensOut = summary.calls > 0 ? summary.tokensOut || summary.tokenCount : 0;
+  const callCostUsd = summary.calls > 0 ? costUsd(summary.model, tokensIn, tokensOut) : 0;
+  const problems = validate(ctx, summary.model, W, summary.text);
+  if (problems.length > 0) {
+    ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
+    return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
+  }
+  const state = await withSessionLock(ctx.sessionId, () =>
+    commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd }),
+  );
+  ctx.progress(1, 1, summary.tokenCount);
+  ctx.event('compaction_completed', {
+    cacheHit: summary.cacheHit,
+    costUsd: callCostUsd,
+    latencyMs: summary.latencyMs,
+    tokensIn,
+    tokensOut,
+    tier: summary.tier,
+    model: summary.model,
+    watermark: W,
+    summaryTokens: summary.tokenCount,
+    ...forcedMode,
+  });
+  return {
+    status: 'completed',
+    stats: { ...baseStats, ...forcedMode, watermark: W, turnsCompacted: newTurns.length, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd, spentUsd: state.spentUsd },
+    state,
+  };
 };
+
+/** The summarizer failed at or above the hard cap: drop the oldest non-preserved turns instead. */
+async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, prior: string | null, error: string, ix: ReturnType<typeof buildSpanIndex>, baseStats: Record<string, unknown>): Promise<PassOutcome> {
+  // The note's size is known only once the cut is: estimate it generously, then check.
+  const noteAllowance = 80;
+  const keptTokens = (prior ? ctx.countTokens(prior) : 0) + noteAllowance;
+  const cut = truncationCut(ix, d, keptTokens, params.hardCapTokens);
+  const dropped = convTurnIds(ctx.metas, d.currentWatermark, cut);
+  const firstDropped = ctx.metas.find((m) => m.id === dropped[0])!.position;
+  const lastDropped = ctx.metas.find((m) => m.id === dropped[dropped.length - 1])!.position;
+  const note = truncationNote(dropped.length, firstDropped, lastDropped, error);
+  const text = prior ? `${prior}\n\n${note}` : note;
+  const problems = validate(ctx, TRUNCATION_MODEL, cut, text);
+  if (problems.length > 0) {
+    ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
+    return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
+  }
+  const tokenCount = ctx.countTokens(text);
+  const state = await withSessionLock(ctx.sessionId, () =>
+    commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 }),
+  );
+  const pendingAfter = tokenCount + (d.tailStart > cut ? ix.convTokenPrefix[d.tailStart] - ix.convTokenPrefix[cut] : 0);
+  ctx.event('compaction_failed', { failureMode: 'adapter_error', error, truncatedMessageCount: dropped.length, watermark: cut, pendingTokensAfter: pendingAfter });
+  return {
+    status: 'completed',
+    stats: { ...baseStats, failureMode: 'adapter_error', truncatedMessageCount: dropped.length, watermark: cut, pendingTokensAfter: pendingAfter, underHardCap: pendingAfter < params.hardCapTokens, tier: 'truncation' },
+    state,
+  };
+}
