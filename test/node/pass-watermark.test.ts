@@ -24,7 +24,7 @@ function setup(): DB {
   return t.db;
 }
 
-const eventsOf = (db: DB, variantId: number, runId: number) => listRuns(db, variantId).find((r) => r.id === runId)!.events.map((e) => ({ kind: e.kind, ...e.data }));
+const eventsOf = (db: DB, variantId: number, runId: number): Array<Record<string, unknown> & { kind: string }> => listRuns(db, variantId).find((r) => r.id === runId)!.events.map((e) => ({ ...e.data, kind: e.kind }));
 const tokensIn = (db: DB, sessionId: number, from: number, to: number) => listTurnMetas(db, sessionId).slice(from, to).reduce((a, m) => a + m.tokenCount, 0);
 
 function replayOf(db: DB, sessionId: number, variantId: number) {
