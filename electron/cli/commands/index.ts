@@ -1,0 +1,24 @@
+/**
+ * Command name -> module. Each module exports `command: CliCommand`
+ * (electron/cli/framework.ts). Modules load lazily so `import` never pays for the
+ * summarizer client and vice versa. To add a command: one line here, one file beside.
+ */
+import type { CliCommand } from '../framework.js';
+
+export interface CommandModule {
+  command: CliCommand;
+}
+
+export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  import: () => import('./import.js'),
+  sessions: () => import('./sessions.js'),
+  show: () => import('./show.js'),
+  search: () => import('./search.js'),
+  delete: () => import('./delete.js'),
+};
+
+/** The command named `name`, or null when there is none. */
+export async function loadCommand(name: string): Promise<CliCommand | null> {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  return load ? (await load()).command : null;
+}
