@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolCycles, listTurnMetas, listTurns } from '../../electron/store/turns.js';
+import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { maskBoundaryOf, maskToolResults, planMasking } from '../../shared/compaction/masking.js';
 import { planWindow } from '../../shared/compaction/window.js';
 import { droppedRangesAfter, planForgetting } from '../../shared/compaction/forgetting.js';
@@ -138,5 +140,94 @@ describe('forgetting planner', () => {
   it('rejects keepFirst of half maxSize or more, as OpenHands does', () => {
     expect(() => planForgetting({ turns: [], summaries: [], state: {}, params: { maxSize: 10, keepFirst: 5 } })).toThrow(ParamError);
     expect(planFor('forgetting', { turns: [], summaries: [], state: {}, params: {} }).params).toEqual({ maxSize: 100, keepFirst: 1 });
+  });
+});
+
+describe('model-free baselines on every real fixture session', () => {
+  let f: FixtureDb;
+  beforeAll(() => {
+    f = fixtureDb();
+  });
+  afterAll(() => f.close());
+
+  it('masking: the replay helper masks exactly the turns the planner lists, only results of calls before the boundary', () => {
+    let maskedTurns = 0;
+    for (const s of f.sessions) {
+      const turns = listTurns(f.db, s.id);
+      const metas = listTurnMetas(f.db, s.id);
+      for (const maskWindow of [0, 1, 3, 10]) {
+        const plan = planMasking({ turns: metas, summaries: [], state: {}, params: { maskWindow } });
+        const masked = maskToolResults(turns, maskWindow);
+        const changed = masked.filter((t, i) => t !== turns[i]).map((t) => t.id);
+        expect(changed).toEqual(plan.spans[0]?.turnIds ?? []);
+        const boundary = maskBoundaryOf(metas, maskWindow);
+        for (const c of listToolCycles(f.db, s.id)) {
+          const block = masked[c.resultPosition].blocks.find((b) => b.type === 'tool_result' && b.tool_use_id === c.toolUseId);
+          const isMasked = block?.type === 'tool_result' && block.content.startsWith('[tool result masked: ');
+          expect(isMasked).toBe(boundary !== null && c.usePosition < boundary);
+        }
+        maskedTurns += changed.length;
+      }
+    }
+    expect(maskedTurns).toBeGreaterThan(100);
+  });
+
+  it('window and forgetting drop no system turn, keep the window, and split no tool cycle', () => {
+    let drops = 0;
+    for (const s of f.sessions) {
+      const metas = listTurnMetas(f.db, s.id);
+      const conv = metas.filter((m) => m.role !== 'system').length;
+      const idToPos = new Map(metas.map((m) => [m.id, m.position]));
+      for (const [keepFirst, maxTurns] of [[1, 10], [0, 3], [2, 5]]) {
+        const plan = planWindow({ turns: metas, summaries: [], state: {}, params: { keepFirst, maxTurns } });
+        const dropped = new Set((plan.spans[0]?.turnIds ?? []).map((id) => idToPos.get(id)!));
+        expect(splitCycles(f.db, s.id, dropped)).toEqual([]);
+        for (const p of dropped) expect(metas[p].role).not.toBe('system');
+        expect(conv - dropped.size).toBeGreaterThanOrEqual(Math.min(conv, keepFirst + maxTurns));
+        drops += dropped.size > 0 ? 1 : 0;
+      }
+      // forgetting, pass after pass as the history grows: replay the growth turn by turn
+      for (const [maxSize, keepFirst] of [[10, 1], [6, 0], [20, 2]]) {
+        let state: { droppedRanges?: Array<[number, number]> } = {};
+        for (let n = 1; n <= metas.length; n++) {
+          const prefix = metas.slice(0, n);
+          const plan = planForgetting({ turns: prefix, summaries: [], state, params: { maxSize, keepFirst } });
+          if (!plan.trigger.compact) continue;
+          state = { droppedRanges: droppedRangesAfter(plan, state.droppedRanges ?? []) };
+          drops++;
+        }
+        const dropped = new Set<number>();
+        for (const [a, b] of state.droppedRanges ?? []) for (let p = a; p <= b; p++) if (metas[p].role !== 'system') dropped.add(p);
+        expect(splitCycles(f.db, s.id, dropped)).toEqual([]);
+        // the first keepFirst conversation turns are never forgotten
+        const head = metas.filter((m) => m.role !== 'system').slice(0, keepFirst);
+        for (const m of head) expect(dropped.has(m.position)).toBe(false);
+      }
+    }
+    expect(drops).toBeGreaterThan(50);
+  });
+
+  it('windows the 306-turn spotter session with the OpenHands defaults', () => {
+    const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+    const metas = listTurnMetas(f.db, s.id);
+    const plan = planFor('window', { turns: metas, summaries: [], state: {}, params: {} });
+    // the last 10 would start at 296, which answers the call at 295: 11 are kept
+    expect(metas[296].cycleStart).toBe(295);
+    expect(plan.boundaries).toEqual([
+      { kind: 'kept-window', position: 1, label: 'first 1 turns kept' },
+      { kind: 'kept-window', position: 295, label: 'last 11 turns kept' },
+    ]);
+    expect(plan.spans[0].turnIds).toHaveLength(294);
+    expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 735]);
+    // forgetting: 306 > 100 turns, keep 1 + (50 - 1) = 50
+    const forget = planFor('forgetting', { turns: metas, summaries: [], state: {}, params: {} });
+    expect(forget.boundaries.map((b) => b.position)).toEqual([1, 257]);
+    expect(forget.spans[0].turnIds).toHaveLength(256);
+    expect(forget.tokensAfter).toBe(13665);
+    // masking: results of all but the last 10 tool cycles
+    const mask = planFor('masking', { turns: metas, summaries: [], state: {}, params: {} });
+    expect(mask.boundaries[0].position).toBe(281);
+    expect(mask.spans[0].turnIds).toHaveLength(139);
+    expect(mask.tokensAfter).toBe(37881);
   });
 });

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listTurnMetas } from '../../electron/store/turns.js';
+import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { planDag, type DagParams } from '../../shared/compaction/dag.js';
 import { planFor } from '../../shared/compaction/index.js';
 import type { ExistingSummary, Plan } from '../../shared/compaction/types.js';
@@ -155,5 +157,82 @@ describe('dag planner: contract', () => {
     expect(plan.spans).toEqual([]);
     expect(plan.tokensBefore).toBe(0);
     expect(plan.trigger.compact).toBe(false);
+  });
+});
+
+describe('dag planner on every real fixture session', () => {
+  let f: FixtureDb;
+  beforeAll(() => {
+    f = fixtureDb();
+  });
+  afterAll(() => f.close());
+
+  const paramSets: DagParams[] = [
+    { contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1 },
+    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 4, leafChunkTokens: 1500, condensedMinFanout: 2, maxCondenseDepth: -1 },
+    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 1, leafChunkTokens: 300, condensedMinFanout: 3, maxCondenseDepth: 1 },
+  ];
+
+  it('never summarizes the fresh tail or a system turn, covers every other turn once, and splits no tool cycle', () => {
+    let spansSeen = 0;
+    for (const s of f.sessions) {
+      const metas = listTurnMetas(f.db, s.id);
+      for (const params of paramSets) {
+        const plan = planDag({ turns: metas, summaries: [], state: {}, params });
+        const tail = plan.boundaries[0].position;
+        expect(tail).toBeLessThanOrEqual(Math.max(0, metas.length - params.freshTailCount));
+        const seen = new Set<number>();
+        for (const span of plan.spans) {
+          const positions = new Set(span.turnIds.map((id) => metas.find((m) => m.id === id)!.position));
+          for (const p of positions) {
+            expect(p).toBeLessThan(tail);
+            expect(metas[p].role).not.toBe('system');
+            expect(seen.has(p)).toBe(false);
+            seen.add(p);
+          }
+          expect(splitCycles(f.db, s.id, positions)).toEqual([]);
+          spansSeen++;
+        }
+        const evictable = metas.filter((m) => m.position < tail && m.role !== 'system').length;
+        expect(seen.size).toBe(evictable);
+        // fanout and depth rules of the projected DAG
+        for (const c of plan.condense) {
+          expect(c.childIds.length).toBeGreaterThanOrEqual(params.condensedMinFanout);
+          if (params.maxCondenseDepth !== -1) expect(c.depth).toBeLessThanOrEqual(params.maxCondenseDepth);
+          for (const child of c.childIds) expect(plan.dag.nodes.find((n) => n.id === child)!.depth).toBe(c.depth - 1);
+        }
+        expect(planDag({ turns: metas, summaries: [], state: {}, params })).toEqual(plan);
+      }
+    }
+    expect(spansSeen).toBeGreaterThan(100);
+  });
+
+  it('plans the 306-turn spotter session: below the default trigger, compacting under a 100k budget', () => {
+    const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+    const metas = listTurnMetas(f.db, s.id);
+    expect(metas).toHaveLength(306);
+    const byDefault = planDag({ turns: metas, summaries: [], state: {}, params: paramSets[0] });
+    expect(byDefault.tokensBefore).toBe(140001);
+    expect(byDefault.trigger.compact).toBe(false);
+    const tight = planDag({ turns: metas, summaries: [], state: {}, params: { ...paramSets[0], tokenBudget: 100000 } });
+    expect(tight.trigger.compact).toBe(true);
+    expect(tight.trigger.pressure).toBe(1.40001);
+    // the tail would start at 290, which answers the call at 289: it grows to 17 turns
+    expect(tight.boundaries[0]).toEqual({ kind: 'fresh-tail', position: 289, label: 'fresh tail: last 17 turns protected' });
+    expect(tight.spans.map((x) => [x.firstPosition, x.lastPosition, x.tokens])).toEqual([
+      [0, 4, 4041],
+      [5, 14, 19759],
+      [15, 42, 13206],
+      [43, 44, 7089],
+      [45, 48, 14797],
+      [49, 94, 19778],
+      [95, 164, 19890],
+      [165, 226, 15175],
+      [227, 274, 19881],
+      [275, 288, 4278],
+    ]);
+    expect(tight.condense).toEqual([{ id: 'p10', depth: 1, childIds: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], targetTokens: 2000 }]);
+    // 2107 tail tokens + one 2000-token parent
+    expect(tight.tokensAfter).toBe(4107);
   });
 });

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listTurnMetas } from '../../electron/store/turns.js';
+import type { TurnMeta } from '../../shared/model/turn.js';
+import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { planRolling } from '../../shared/compaction/rolling.js';
 import { planFor } from '../../shared/compaction/index.js';
 import { ParamError } from '../../shared/compaction/params.js';
@@ -94,5 +97,66 @@ describe('rolling planner: the call rule', () => {
   it('is deterministic', () => {
     const input = { turns: metasOf(ua(40), { chars: 77 }), summaries: [rollingSummary(2, 300, 9)], state: { pointer: 10, rollingSummaryId: 2 }, params: { compactionCount: 35 } };
     expect(planRolling(input)).toEqual(planRolling(input));
+  });
+});
+
+describe('rolling planner on every real fixture session', () => {
+  let f: FixtureDb;
+  beforeAll(() => {
+    f = fixtureDb();
+  });
+  afterAll(() => f.close());
+
+  /** Calls the planner until it is up to date, each summary a fifth of what it folded (min 1 char). */
+  function rollToTheEnd(metas: TurnMeta[], pct: number) {
+    const summaries: ExistingSummary[] = [];
+    let state: { pointer?: number; rollingSummaryId?: number } = {};
+    const batches: number[][] = [];
+    for (let call = 0; call < 200; call++) {
+      const plan = planRolling({ turns: metas, summaries, state, params: { compactionCount: pct } });
+      if (!plan.trigger.compact) return { batches, last: plan };
+      const span = plan.spans[0];
+      batches.push(span.turnIds);
+      const prior = summaries.find((s) => s.id === state.rollingSummaryId);
+      const chars = Math.max(1, Math.floor(((prior?.charCount ?? 0) + span.chars) / 5));
+      if (prior) prior.compacted = true;
+      const id = summaries.length + 1;
+      summaries.push({ id, kind: 'rolling', depth: prior ? prior.depth + 1 : 0, tokenCount: Math.ceil(chars / 4), charCount: chars, compacted: false, firstPosition: 0, lastPosition: span.lastPosition, childIds: prior ? [prior.id] : [] });
+      state = { pointer: (state.pointer ?? 0) + span.turnIds.length, rollingSummaryId: id };
+    }
+    throw new Error('rolling never reached up to date');
+  }
+
+  it('advances the pointer over every conversation turn in order, never splitting a tool cycle', () => {
+    let calls = 0;
+    for (const s of f.sessions) {
+      const metas = listTurnMetas(f.db, s.id);
+      const idToPos = new Map(metas.map((m) => [m.id, m.position]));
+      for (const pct of [1, 20, 50, 99]) {
+        const { batches, last } = rollToTheEnd(metas, pct);
+        const all = batches.flat();
+        expect(all).toEqual(metas.filter((m) => m.role !== 'system').map((m) => m.id).slice(0, all.length));
+        for (const b of batches) expect(splitCycles(f.db, s.id, new Set(b.map((id) => idToPos.get(id)!)))).toEqual([]);
+        expect(last.trigger.reason).toMatch(/^already up to date/);
+        calls += batches.length;
+      }
+    }
+    expect(calls).toBeGreaterThan(200);
+  });
+
+  it('follows the call rule on the 306-turn spotter session', () => {
+    const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+    const metas = listTurnMetas(f.db, s.id);
+    const first = planRolling({ turns: metas, summaries: [], state: {}, params: { compactionCount: 50 } });
+    expect(first.trigger.reason).toBe('collect 71 turns (245295 chars) to reach target 236343 = floor((0 summary + 472686 uncompacted chars) × 50%)');
+    expect(first.spans[0].lastPosition).toBe(70);
+    // the crossing turn is the last one: without it the batch is short of the target
+    expect(245295 - metas[70].charCount).toBeLessThan(236343);
+    const summary: ExistingSummary = { id: 1, kind: 'rolling', depth: 0, tokenCount: 500, charCount: 2000, compacted: false, firstPosition: 0, lastPosition: 70, childIds: [] };
+    const second = planRolling({ turns: metas, summaries: [summary], state: { pointer: 71, rollingSummaryId: 1 }, params: { compactionCount: 50 } });
+    expect(second.trigger.reason).toBe('collect 120 turns (117605 chars) to reach target 114695 = floor((2000 summary + 227391 uncompacted chars) × 50%)');
+    expect([second.spans[0].firstPosition, second.spans[0].lastPosition]).toEqual([71, 190]);
+    // a real transcript's turns are uneven: with summaries a fifth of their input the batches run 71, 154, 50, 25, 6 turns
+    expect(rollToTheEnd(metas, 50).batches.map((b) => b.length)).toEqual([71, 154, 50, 25, 6]);
   });
 });
