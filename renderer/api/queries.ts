@@ -1,0 +1,144 @@
+/**
+ * React Query hooks over the StudioApi: one hook per read, keyed so that immutable data
+ * (turn pages, turn metas) is fetched once per session and everything a pass changes
+ * (variants, summaries, runs, replay) is invalidated when the pass finishes.
+ */
+import { createContext, useContext } from 'react';
+import { keepPreviousData, useQueries, useQuery, type QueryClient } from '@tanstack/react-query';
+import type { ParamsSchema } from '../../shared/contract.js';
+import type { StrategyName } from '../../shared/compaction/types.js';
+import type { Turn } from '../../shared/model/turn.js';
+import type { z } from 'zod';
+import type { StudioTransport } from './transport.js';
+
+export const TransportContext = createContext<StudioTransport | null>(null);
+
+export function useTransport(): StudioTransport {
+  const t = useContext(TransportContext);
+  if (!t) throw new Error('TransportContext missing: the window was rendered without a transport');
+  return t;
+}
+
+export function useApi() {
+  return useTransport().api;
+}
+
+/** Rows fetched per listTurns call: large enough that a fast scroll needs few round trips. */
+export const TURN_PAGE_SIZE = 200;
+
+export const keys = {
+  sessions: ['sessions'] as const,
+  session: (id: number) => ['session', id] as const,
+  turnMetas: (id: number) => ['turnMetas', id] as const,
+  turnPage: (id: number, page: number) => ['turns', id, page] as const,
+  variant: (sessionId: number, strategy: StrategyName, paramsKey: string) => ['variant', sessionId, strategy, paramsKey] as const,
+  variants: (sessionId: number) => ['variants', sessionId] as const,
+  summaries: (variantId: number) => ['summaries', variantId] as const,
+  runs: (variantId: number) => ['runs', variantId] as const,
+  replay: (variantId: number) => ['replay', variantId] as const,
+  settings: ['settings'] as const,
+};
+
+export function useSessions() {
+  const api = useApi();
+  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions({}) });
+}
+
+export function useSessionDetail(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.session(sessionId ?? 0),
+    queryFn: () => api.getSession({ sessionId: sessionId! }),
+    enabled: sessionId !== null,
+  });
+}
+
+/** Every turn's planning columns: immutable once imported, so fetched once per session. */
+export function useTurnMetaColumns(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.turnMetas(sessionId ?? 0),
+    queryFn: () => api.turnMetas({ sessionId: sessionId! }),
+    enabled: sessionId !== null,
+    staleTime: Infinity,
+    gcTime: 5 * 60_000,
+  });
+}
+
+/**
+ * Full turns for the pages the list currently shows. Turns never change, so pages are
+ * cached forever for the session; scrolling back is instant.
+ */
+export function useTurnPages(sessionId: number | null, pages: readonly number[], turnCount: number): Map<number, Turn[]> {
+  const api = useApi();
+  const results = useQueries({
+    queries: pages.map((page) => ({
+      queryKey: keys.turnPage(sessionId ?? 0, page),
+      queryFn: () => api.listTurns({ sessionId: sessionId!, from: page * TURN_PAGE_SIZE, to: Math.min(turnCount, (page + 1) * TURN_PAGE_SIZE) }),
+      enabled: sessionId !== null,
+      staleTime: Infinity,
+      gcTime: 2 * 60_000,
+    })),
+  });
+  const byPage = new Map<number, Turn[]>();
+  results.forEach((r, i) => {
+    if (r.data) byPage.set(pages[i], r.data);
+  });
+  return byPage;
+}
+
+type Params = z.infer<typeof ParamsSchema>;
+
+/** The variant for (session, strategy, params): the server creates it empty if new. */
+export function useResolvedVariant(sessionId: number | null, strategy: StrategyName, params: Params, paramsKey: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.variant(sessionId ?? 0, strategy, paramsKey),
+    queryFn: () => api.resolveVariant({ sessionId: sessionId!, strategy, params }),
+    enabled: sessionId !== null,
+    retry: false,
+  });
+}
+
+export function useSummaries(variantId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.summaries(variantId ?? 0),
+    queryFn: () => api.listSummaries({ variantId: variantId! }),
+    enabled: variantId !== null,
+  });
+}
+
+export function useRuns(variantId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.runs(variantId ?? 0),
+    queryFn: () => api.listRuns({ variantId: variantId! }),
+    enabled: variantId !== null,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useReplay(variantId: number | null, enabled: boolean) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.replay(variantId ?? 0),
+    queryFn: () => api.replay({ variantId: variantId! }),
+    enabled: enabled && variantId !== null,
+    retry: false,
+  });
+}
+
+export function useSettings() {
+  const api = useApi();
+  return useQuery({ queryKey: keys.settings, queryFn: () => api.getSettings({}) });
+}
+
+/** After a pass: everything derived from the variant's summaries is stale. */
+export function invalidateVariantData(client: QueryClient, sessionId: number, variantId: number): void {
+  void client.invalidateQueries({ queryKey: ['variant', sessionId] });
+  void client.invalidateQueries({ queryKey: keys.variants(sessionId) });
+  void client.invalidateQueries({ queryKey: keys.summaries(variantId) });
+  void client.invalidateQueries({ queryKey: keys.runs(variantId) });
+  void client.invalidateQueries({ queryKey: keys.replay(variantId) });
+}

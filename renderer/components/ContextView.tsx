@@ -1,0 +1,120 @@
+/**
+ * What the model would receive for the current variant (the replay): every message with
+ * its role, where it comes from (an original turn, a summary, synthetic glue) and its
+ * tokens, and the total. Virtualized: an uncompacted 100,000-turn session replays whole.
+ */
+import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { ReplayMessage } from '../../shared/contract.js';
+import { useReplay } from '../api/queries.js';
+import { firstLineOf, formatCompact, formatInt } from '../format.js';
+import type { Workbench } from '../plan/use-workbench.js';
+import { actions } from '../state/store.js';
+import { TurnDetails } from './TurnDetails.js';
+
+function originLabel(m: ReplayMessage): string {
+  switch (m.origin.kind) {
+    case 'turn':
+      return `turn ${m.origin.position}`;
+    case 'summary':
+      return `summary s${m.origin.summaryId}`;
+    case 'synthetic':
+      return 'synthetic';
+    default: {
+      const _exhaustive: never = m.origin;
+      return _exhaustive;
+    }
+  }
+}
+
+const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: { index: number; message: ReplayMessage; open: boolean; onToggle(i: number): void }) {
+  const origin = message.origin;
+  return (
+    <div className={`context-row origin-${origin.kind}${open ? ' expanded' : ''}`} data-testid="context-message" data-role={message.role} data-origin={origin.kind}>
+      <div className="turn-head" role="button" tabIndex={0} onClick={() => onToggle(index)} onKeyDown={(e) => e.key === 'Enter' && onToggle(index)}>
+        <span className="turn-pos mono">{index}</span>
+        <span className={`role-badge role-${message.role}`}>{message.role}</span>
+        <span
+          className={`chip chip-origin chip-${origin.kind}`}
+          onClick={(e) => {
+            if (origin.kind === 'turn') {
+              e.stopPropagation();
+              actions.scrollTo(origin.position);
+            } else if (origin.kind === 'summary') {
+              e.stopPropagation();
+              actions.select({ kind: 'node', nodeId: `s${origin.summaryId}` });
+            }
+          }}
+          title={origin.kind === 'synthetic' ? 'Added so roles alternate / the summary is framed' : 'Show it'}
+        >
+          {originLabel(message)}
+        </span>
+        <span className="turn-text">{firstLineOf(message.blocks) || <span className="muted">(empty)</span>}</span>
+        <span className="turn-tokens mono" title={`${formatInt(message.tokens)} tokens`}>{formatCompact(message.tokens)}</span>
+      </div>
+      {open ? (
+        <TurnDetails
+          turn={{ id: index, sessionId: 0, position: index, role: message.role, blocks: message.blocks, charCount: 0, tokenCount: message.tokens, timestamp: null, model: null, agentId: null, sourceIds: [] }}
+        />
+      ) : null}
+    </div>
+  );
+});
+
+export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) {
+  const replay = useReplay(wb.variant?.id ?? null, true);
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const messages = replay.data?.messages ?? [];
+  const virtualizer = useVirtualizer({ count: messages.length, getScrollElement: () => scrollRef.current, estimateSize: () => 30, overscan: 10 });
+  const byOrigin = useMemo(() => {
+    const sums = { turn: 0, summary: 0, synthetic: 0 };
+    const counts = { turn: 0, summary: 0, synthetic: 0 };
+    for (const m of messages) {
+      sums[m.origin.kind] += m.tokens;
+      counts[m.origin.kind]++;
+    }
+    return { sums, counts };
+  }, [messages]);
+  const toggle = useCallback(
+    (i: number) =>
+      setOpen((prev) => {
+        const next = new Set(prev);
+        if (next.has(i)) next.delete(i);
+        else next.add(i);
+        return next;
+      }),
+    [],
+  );
+
+  let status: React.ReactNode = null;
+  if (!wb.session) status = 'Select a session.';
+  else if (!wb.variant) status = wb.variantError ? `Cannot resolve the variant: ${wb.variantError.message}` : 'Resolving the variant…';
+  else if (replay.isPending) status = 'Building the replay…';
+  else if (replay.error) status = `Cannot build the replay: ${(replay.error as Error).message}`;
+
+  return (
+    <div className="context-view" data-testid="context-view" data-total-tokens={replay.data?.totalTokens ?? ''} data-message-count={replay.data ? messages.length : ''}>
+      {replay.data ? (
+        <div className="context-summary">
+          <span>
+            <b>{formatInt(messages.length)}</b> messages · <b data-testid="context-total">{formatInt(replay.data.totalTokens)}</b> tokens in total
+          </span>
+          <span className="muted">
+            turns {formatInt(byOrigin.counts.turn)} ({formatCompact(byOrigin.sums.turn)}) · summaries {formatInt(byOrigin.counts.summary)} ({formatCompact(byOrigin.sums.summary)}) · synthetic {formatInt(byOrigin.counts.synthetic)}
+          </span>
+        </div>
+      ) : null}
+      {status ? <div className="empty-state">{status}</div> : null}
+      <div className="context-scroll" ref={scrollRef}>
+        <div className="turn-canvas" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((item) => (
+            <div key={item.key} className="turn-item" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+              <ContextRow index={item.index} message={messages[item.index]} open={open.has(item.index)} onToggle={toggle} />
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,128 @@
+/**
+ * The title bar: the open session, Import (file input, testid import-input), Compact with
+ * the running pass's progress (compaction-progress) and Cancel, Export with its format,
+ * and Settings. Shortcuts are shown in the tooltips.
+ */
+import { memo, useRef } from 'react';
+import { ExportFormatSchema, type ExportFormat } from '../../shared/contract.js';
+import { formatCompact, formatDuration, formatInt } from '../format.js';
+import type { StudioCommands } from '../hooks/use-studio-actions.js';
+import type { Workbench } from '../plan/use-workbench.js';
+import { actions, useStudio, type ActiveRun } from '../state/store.js';
+
+const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl+';
+
+const FORMAT_LABEL: Record<ExportFormat, string> = {
+  openai: 'OpenAI JSON',
+  anthropic: 'Anthropic JSON',
+  jsonl: 'JSONL',
+  markdown: 'Markdown',
+  dag: 'DAG JSON',
+};
+
+function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): void }) {
+  const running = run.status === 'running';
+  const ratio = run.total > 0 ? Math.min(1, run.done / run.total) : running ? 0 : 1;
+  const elapsed = (run.endedAt ?? Date.now()) - run.startedAt;
+  return (
+    <div className={`progress progress-${run.status}`} data-testid="compaction-progress" data-status={run.status} data-done={run.done} data-total={run.total} role="status" aria-live="polite">
+      <div className="progress-text">
+        <span className="progress-title">
+          Run #{run.runId} · {run.status === 'running' ? 'compacting' : run.status}
+        </span>
+        <span className="mono" data-testid="compaction-progress-count">
+          {formatInt(run.done)}/{formatInt(run.total)}
+        </span>
+        {run.tokens > 0 ? <span className="muted mono">{formatCompact(run.tokens)} tok</span> : null}
+        {!running ? <span className="muted">{formatDuration(elapsed)}</span> : null}
+      </div>
+      <div className="progress-track">
+        <div className={`progress-bar${running && run.total === 0 ? ' indeterminate' : ''}`} style={{ width: `${(ratio * 100).toFixed(1)}%` }} />
+      </div>
+      {running ? (
+        <button type="button" className="btn btn-small btn-danger-ghost" data-testid="cancel-button" onClick={onCancel}>
+          Cancel
+        </button>
+      ) : (
+        <button type="button" className="btn btn-ghost btn-small" aria-label="Dismiss" onClick={() => actions.setActiveRun(null)}>
+          ✕
+        </button>
+      )}
+    </div>
+  );
+}
+
+export const Header = memo(function Header({ wb, commands }: { wb: Workbench; commands: StudioCommands }) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const activeRun = useStudio((s) => s.activeRun);
+  const exportFormat = useStudio((s) => s.exportFormat);
+  const importing = useStudio((s) => s.importing);
+  const exporting = useStudio((s) => s.exporting);
+  const onlyWhenTriggered = useStudio((s) => s.onlyWhenTriggered);
+  const running = activeRun?.status === 'running';
+  const hasSession = wb.session !== null;
+
+  return (
+    <header className="header">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        <span className="brand-name">Compaction Studio</span>
+      </div>
+      <div className="header-session" title={wb.session?.sourceFile}>
+        {wb.session ? (
+          <>
+            <span className="header-session-title">{wb.session.title}</span>
+            <span className="chip">{wb.session.format}</span>
+          </>
+        ) : (
+          <span className="muted">No session</span>
+        )}
+      </div>
+      <div className="header-actions">
+        <input
+          ref={inputRef}
+          id="import-input"
+          data-testid="import-input"
+          className="visually-hidden"
+          type="file"
+          multiple
+          onChange={(e) => {
+            const files = [...(e.currentTarget.files ?? [])];
+            e.currentTarget.value = '';
+            if (files.length > 0) void commands.importFiles(files);
+          }}
+        />
+        <button type="button" className="btn" data-testid="import-button" onClick={() => inputRef.current?.click()} title={`Import transcripts (${MOD}O), or drop files on the window`}>
+          {importing > 0 ? 'Importing…' : 'Import'}
+        </button>
+        <span className="divider" aria-hidden="true" />
+        {activeRun ? <CompactionProgress run={activeRun} onCancel={() => void commands.cancel()} /> : null}
+        <label className="check" title="Run only when the strategy's trigger fires (compactIfNeeded); otherwise Compact always runs a pass">
+          <input type="checkbox" checked={onlyWhenTriggered} onChange={(e) => actions.setOnlyWhenTriggered(e.currentTarget.checked)} />
+          only if triggered
+        </label>
+        <button type="button" className="btn btn-primary" data-testid="compact-button" disabled={!hasSession || running} onClick={() => void commands.compact()} title={`Run a pass for this variant (${MOD}Enter)`}>
+          {running ? 'Compacting…' : 'Compact'}
+        </button>
+        <span className="divider" aria-hidden="true" />
+        <select aria-label="Export format" data-testid="export-format" value={exportFormat} onChange={(e) => actions.setExportFormat(e.currentTarget.value as ExportFormat)}>
+          {ExportFormatSchema.options.map((f) => (
+            <option key={f} value={f}>
+              {FORMAT_LABEL[f]}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="btn" data-testid="export-button" disabled={!hasSession || exporting} onClick={() => void commands.exportCurrent()} title={`Export what the model would see for this variant (${MOD}E)`}>
+          {exporting ? 'Exporting…' : 'Export'}
+        </button>
+        <button type="button" className="btn btn-ghost btn-icon" data-testid="settings-button" onClick={() => actions.setSettingsOpen(true)} title="Settings" aria-label="Settings">
+          ⚙
+        </button>
+      </div>
+    </header>
+  );
+});
+
+export function openImportDialog(): void {
+  document.getElementById('import-input')?.click();
+}

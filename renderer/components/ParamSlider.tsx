@@ -1,0 +1,82 @@
+/**
+ * One strategy parameter: a range input (testid `param-<name>`) for dragging and a number
+ * field (`param-<name>-number`) for exact values, both bound to the same value. The label's
+ * tooltip carries the spec's doc (what it does, where the default comes from).
+ */
+import { memo, useEffect, useState } from 'react';
+import type { ParamSpec } from '../../shared/compaction/params.js';
+import { formatInt } from '../format.js';
+
+/** Slider upper end: the spec's max, or its sliderMax for unbounded parameters. */
+export function sliderMaxOf(spec: ParamSpec): number {
+  if (spec.max !== null) return spec.max;
+  return spec.sliderMax ?? Math.max(spec.default * 4, spec.min + spec.step * 100);
+}
+
+function display(spec: ParamSpec, value: number): string {
+  if (spec.unlimitedValue !== undefined && value === spec.unlimitedValue) return '∞';
+  if (spec.kind === 'float') return String(Number(value.toFixed(4)));
+  return formatInt(value);
+}
+
+export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: { spec: ParamSpec; value: number; onChange(name: string, value: number): void }) {
+  // An "unlimited" special value sits one step past the slider's finite end.
+  const hasUnlimited = spec.unlimitedValue !== undefined;
+  const max = sliderMaxOf(spec) + (hasUnlimited ? spec.step : 0);
+  const unlimited = spec.unlimitedValue !== undefined && value === spec.unlimitedValue;
+  // The number field is empty (showing ∞) for the unlimited value; typing a number sets a limit.
+  const shown = unlimited ? '' : String(value);
+  const [draft, setDraft] = useState(shown);
+  useEffect(() => setDraft(shown), [shown]);
+  const isDefault = value === spec.default;
+
+  const commitDraft = () => {
+    const n = Number(draft);
+    if (draft.trim() === '' || !Number.isFinite(n)) return setDraft(shown);
+    const clamped = spec.unlimitedValue !== undefined && n === spec.unlimitedValue ? n : Math.min(spec.max ?? Number.POSITIVE_INFINITY, Math.max(spec.min, n));
+    const rounded = spec.kind === 'float' ? clamped : Math.round(clamped);
+    if (rounded !== value) onChange(spec.name, rounded);
+    else setDraft(shown);
+  };
+
+  return (
+    <div className={`param${isDefault ? '' : ' changed'}`}>
+      <label className="param-label" htmlFor={`param-${spec.name}`} title={`${spec.doc}\nDefault ${display(spec, spec.default)}${spec.unit ? ` ${spec.unit}` : ''}; range ${spec.min}–${spec.max ?? '∞'}.`}>
+        {spec.label}
+        {spec.unit ? <span className="param-unit"> {spec.unit}</span> : null}
+      </label>
+      <input
+        id={`param-${spec.name}`}
+        className="param-range"
+        data-testid={`param-${spec.name}`}
+        type="range"
+        min={spec.min}
+        max={max}
+        step={spec.step}
+        value={unlimited ? max : Math.min(value, max)}
+        onChange={(e) => {
+          const v = Number(e.currentTarget.value);
+          onChange(spec.name, hasUnlimited && v >= max ? spec.unlimitedValue! : v);
+        }}
+      />
+      <span className="param-value">
+        <input
+          className="param-number mono"
+          data-testid={`param-${spec.name}-number`}
+          aria-label={`${spec.label} value`}
+          type="number"
+          min={spec.min}
+          max={spec.max ?? undefined}
+          step={spec.step}
+          value={draft}
+          placeholder={unlimited ? '∞ unlimited' : undefined}
+          onChange={(e) => setDraft(e.currentTarget.value)}
+          onBlur={commitDraft}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') commitDraft();
+          }}
+        />
+      </span>
+    </div>
+  );
+});

@@ -1,0 +1,123 @@
+/**
+ * Sessions in the store: title, format, turns and tokens, compactions the source tool
+ * recorded; subagent sessions nested under their parent. Delete asks inline (a native
+ * confirm() would block the window and is invisible to end-to-end tests).
+ */
+import { memo, useMemo, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { SessionInfo } from '../../shared/contract.js';
+import { keys, useApi, useSessions } from '../api/queries.js';
+import { formatCompact, formatInt } from '../format.js';
+import { actions, useStudio } from '../state/store.js';
+
+function SessionItem({ session, depth, selected, onSelect, onDelete }: { session: SessionInfo; depth: number; selected: boolean; onSelect(id: number): void; onDelete(s: SessionInfo): Promise<void> }) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <li
+      className={`session-item${selected ? ' selected' : ''}${depth > 0 ? ' child' : ''}`}
+      data-testid="session-item"
+      data-session-id={session.id}
+      aria-selected={selected}
+      onClick={() => onSelect(session.id)}
+      onKeyDown={(e) => e.key === 'Enter' && onSelect(session.id)}
+      tabIndex={0}
+      title={`${session.title}\n${session.sourceFile}`}
+    >
+      <div className="session-title">
+        {depth > 0 ? <span className="muted">↳ </span> : null}
+        {session.agentId && depth > 0 ? `agent ${session.agentId.slice(0, 10)}` : session.title}
+      </div>
+      <div className="session-meta">
+        <span className="chip">{session.format}</span>
+        <span className="mono">{formatInt(session.turns)}</span> turns
+        <span className="dot">·</span>
+        <span className="mono">{formatCompact(session.tokens)}</span> tok
+        {session.externalCompactions > 0 ? (
+          <span className="chip chip-external" title="Compactions recorded by the source tool">
+            {session.externalCompactions} compaction{session.externalCompactions === 1 ? '' : 's'}
+          </span>
+        ) : null}
+      </div>
+      {confirming ? (
+        <div className="session-confirm" onClick={(e) => e.stopPropagation()}>
+          <span>Delete this session{depth === 0 ? ' and its subagents' : ''}?</span>
+          <button type="button" className="btn btn-small btn-danger" data-testid="confirm-delete" onClick={() => void onDelete(session).finally(() => setConfirming(false))}>
+            Delete
+          </button>
+          <button type="button" className="btn btn-small btn-ghost" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          className="session-delete btn-icon"
+          data-testid="delete-session"
+          aria-label={`Delete ${session.title}`}
+          title="Delete session"
+          onClick={(e) => {
+            e.stopPropagation();
+            setConfirming(true);
+          }}
+        >
+          ✕
+        </button>
+      )}
+    </li>
+  );
+}
+
+export const SessionsSidebar = memo(function SessionsSidebar() {
+  const sessions = useSessions();
+  const selectedId = useStudio((s) => s.sessionId);
+  const api = useApi();
+  const client = useQueryClient();
+  const [filter, setFilter] = useState('');
+
+  // Parents in store order, each followed by its subagent sessions.
+  const ordered = useMemo(() => {
+    const list = sessions.data ?? [];
+    const f = filter.trim().toLowerCase();
+    const matches = (s: SessionInfo) => !f || s.title.toLowerCase().includes(f) || s.format.includes(f) || s.sourceFile.toLowerCase().includes(f);
+    const children = new Map<number, SessionInfo[]>();
+    for (const s of list) if (s.parentSessionId !== null) children.set(s.parentSessionId, [...(children.get(s.parentSessionId) ?? []), s]);
+    const ids = new Set(list.map((s) => s.id));
+    const out: Array<{ session: SessionInfo; depth: number }> = [];
+    for (const s of list) {
+      if (s.parentSessionId !== null && ids.has(s.parentSessionId)) continue;
+      const kids = (children.get(s.id) ?? []).filter(matches);
+      if (!matches(s) && kids.length === 0) continue;
+      out.push({ session: s, depth: 0 });
+      for (const k of kids) out.push({ session: k, depth: 1 });
+    }
+    return out;
+  }, [sessions.data, filter]);
+
+  const onDelete = async (s: SessionInfo) => {
+    try {
+      await api.deleteSession({ sessionId: s.id });
+      if (selectedId === s.id) actions.selectSession(null);
+      actions.notify({ kind: 'info', title: `Deleted ${s.title}` });
+    } catch (err) {
+      actions.notify({ kind: 'error', title: `Could not delete ${s.title}`, message: (err as Error).message });
+    }
+    await client.invalidateQueries({ queryKey: keys.sessions });
+  };
+
+  return (
+    <nav className="sidebar" aria-label="Sessions">
+      <div className="sidebar-head">
+        <span className="section-title">Sessions</span>
+        <span className="muted small">{sessions.data ? formatInt(sessions.data.length) : ''}</span>
+      </div>
+      <input className="sidebar-filter" type="search" placeholder="Filter sessions" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label="Filter sessions" />
+      {sessions.error ? <div className="sidebar-error">Cannot list sessions: {(sessions.error as Error).message}</div> : null}
+      {sessions.data && sessions.data.length === 0 ? <div className="empty-state small">No sessions yet. Import a transcript (Claude Code, OpenAI, Anthropic, OpenHands, SWE-agent, ShareGPT, Codex) or drop it on the window.</div> : null}
+      <ul className="session-list">
+        {ordered.map(({ session, depth }) => (
+          <SessionItem key={session.id} session={session} depth={depth} selected={session.id === selectedId} onSelect={actions.selectSession} onDelete={onDelete} />
+        ))}
+      </ul>
+    </nav>
+  );
+});

@@ -1,0 +1,139 @@
+/**
+ * Settings: the summarizer (extractive, or an OpenAI-compatible endpoint with base URL,
+ * model and key), pass concurrency and the tokenizer. The key field is write-only: the
+ * main process keeps the key (encrypted in Electron) and only says whether one is set.
+ */
+import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { Settings } from '../../shared/contract.js';
+import { keys, useApi, useSettings } from '../api/queries.js';
+import { actions, useStudio } from '../state/store.js';
+
+export function SettingsDialog() {
+  const open = useStudio((s) => s.settingsOpen);
+  const settings = useSettings();
+  const api = useApi();
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<Settings | null>(null);
+  const [apiKey, setApiKey] = useState('');
+  const [clearKey, setClearKey] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (open && settings.data) {
+      setDraft(settings.data);
+      setApiKey('');
+      setClearKey(false);
+      setError(null);
+    }
+  }, [open, settings.data]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && actions.setSettingsOpen(false);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+
+  if (!open) return null;
+
+  const save = async () => {
+    if (!draft) return;
+    setSaving(true);
+    setError(null);
+    try {
+      const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined } : { kind: 'extractive' as const };
+      const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
+      client.setQueryData(keys.settings, next);
+      // The summarizer is part of a variant's identity.
+      void client.invalidateQueries({ queryKey: ['variant'] });
+      actions.setSettingsOpen(false);
+      actions.notify({ kind: 'success', title: 'Settings saved' });
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const s = draft;
+  return (
+    <div className="modal-backdrop" onMouseDown={() => actions.setSettingsOpen(false)}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="settings-title" data-testid="settings-dialog" onMouseDown={(e) => e.stopPropagation()}>
+        <h2 id="settings-title">Settings</h2>
+        {!s ? (
+          <div className="muted">{settings.error ? `Cannot read settings: ${(settings.error as Error).message}` : 'Loading…'}</div>
+        ) : (
+          <form
+            className="form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void save();
+            }}
+          >
+            <fieldset>
+              <legend>Summarizer</legend>
+              <label className="radio">
+                <input type="radio" name="summarizer" checked={s.summarizer.kind === 'extractive'} onChange={() => setDraft({ ...s, summarizer: { kind: 'extractive' } })} />
+                <span>
+                  <b>Extractive</b> <span className="muted">— offline and deterministic: keeps requests, decisions, paths, commands, identifiers</span>
+                </span>
+              </label>
+              <label className="radio">
+                <input type="radio" name="summarizer" checked={s.summarizer.kind === 'openai'} onChange={() => setDraft({ ...s, summarizer: { ...s.summarizer, kind: 'openai' } })} />
+                <span>
+                  <b>OpenAI-compatible</b> <span className="muted">— any server speaking the Chat Completions API</span>
+                </span>
+              </label>
+              <div className={`form-grid${s.summarizer.kind === 'openai' ? '' : ' disabled'}`}>
+                <label htmlFor="set-base-url">Base URL</label>
+                <input id="set-base-url" type="url" placeholder="https://api.openai.com/v1" disabled={s.summarizer.kind !== 'openai'} value={s.summarizer.baseURL ?? ''} onChange={(e) => setDraft({ ...s, summarizer: { ...s.summarizer, baseURL: e.currentTarget.value } })} />
+                <label htmlFor="set-model">Model</label>
+                <input id="set-model" type="text" placeholder="gpt-4o-mini" disabled={s.summarizer.kind !== 'openai'} value={s.summarizer.model ?? ''} onChange={(e) => setDraft({ ...s, summarizer: { ...s.summarizer, model: e.currentTarget.value } })} />
+                <label htmlFor="set-key">API key</label>
+                <div className="key-field">
+                  <input
+                    id="set-key"
+                    type="password"
+                    autoComplete="off"
+                    placeholder={s.hasApiKey ? '•••••••• stored (type to replace)' : 'not set (or OPENAI_API_KEY)'}
+                    disabled={s.summarizer.kind !== 'openai' || clearKey}
+                    value={apiKey}
+                    onChange={(e) => setApiKey(e.currentTarget.value)}
+                  />
+                  {s.hasApiKey ? (
+                    <label className="check small">
+                      <input type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.currentTarget.checked)} /> forget
+                    </label>
+                  ) : null}
+                </div>
+              </div>
+            </fieldset>
+            <fieldset>
+              <legend>Passes</legend>
+              <div className="form-grid">
+                <label htmlFor="set-concurrency">Concurrency</label>
+                <input id="set-concurrency" type="number" min={1} max={32} value={s.concurrency} onChange={(e) => setDraft({ ...s, concurrency: Math.max(1, Math.min(32, Math.round(Number(e.currentTarget.value) || 1))) })} />
+                <label htmlFor="set-tokenizer">Tokenizer</label>
+                <select id="set-tokenizer" value={s.tokenizer} onChange={(e) => setDraft({ ...s, tokenizer: e.currentTarget.value as Settings['tokenizer'] })}>
+                  <option value="o200k_base">o200k_base (GPT-4o and later)</option>
+                  <option value="cl100k_base">cl100k_base (GPT-4, GPT-3.5)</option>
+                </select>
+              </div>
+            </fieldset>
+            {error ? <div className="form-error" role="alert">{error}</div> : null}
+            <div className="modal-actions">
+              <button type="button" className="btn btn-ghost" onClick={() => actions.setSettingsOpen(false)}>
+                Cancel
+              </button>
+              <button type="submit" className="btn btn-primary" disabled={saving}>
+                {saving ? 'Saving…' : 'Save'}
+              </button>
+            </div>
+          </form>
+        )}
+      </div>
+    </div>
+  );
+}

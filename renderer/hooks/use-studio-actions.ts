@@ -1,0 +1,212 @@
+/**
+ * The window's commands (import, compact, cancel, export) used by the header buttons,
+ * drag-and-drop and the keyboard shortcuts alike, and the subscription that turns pushed
+ * StudioEvents into run progress and fresh queries.
+ */
+import { useCallback, useEffect, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { StudioEvent } from '../../shared/contract.js';
+import { invalidateVariantData, keys, useTransport } from '../api/queries.js';
+import { formatInt } from '../format.js';
+import type { Workbench } from '../plan/use-workbench.js';
+import { actions, studioStore } from '../state/store.js';
+
+/**
+ * Events of runs the window has not learned the id of yet: a fast pass can finish before
+ * startCompaction's answer arrives. Kept briefly, replayed when the id is known.
+ */
+const earlyRunEvents = new Map<number, StudioEvent[]>();
+
+function rememberEarly(event: StudioEvent & { runId: number }) {
+  const list = earlyRunEvents.get(event.runId) ?? [];
+  list.push(event);
+  earlyRunEvents.set(event.runId, list.slice(-4));
+  if (earlyRunEvents.size > 32) earlyRunEvents.delete(earlyRunEvents.keys().next().value!);
+}
+
+function statsLine(stats: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const num = (k: string) => (typeof stats[k] === 'number' ? (stats[k] as number) : null);
+  const leaf = num('leafSummariesCreated');
+  const condensed = num('condensedSummariesCreated');
+  if (leaf !== null) parts.push(`${formatInt(leaf)} leaf`);
+  if (condensed !== null) parts.push(`${formatInt(condensed)} condensed`);
+  const calls = num('summarizerCalls');
+  if (calls !== null) parts.push(`${formatInt(calls)} summarizer calls`);
+  const hits = num('cacheHits');
+  if (hits !== null) parts.push(`${formatInt(hits)} cache hits`);
+  const before = num('tokensBefore');
+  const after = num('tokensAfter');
+  if (before !== null && after !== null) parts.push(`${formatInt(before)} → ${formatInt(after)} tokens`);
+  return parts.join(' · ');
+}
+
+/** Subscribes once (App level) to events from the main process. */
+export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') => void): void {
+  const transport = useTransport();
+  const client = useQueryClient();
+  const menuRef = useRef(onMenuCommand);
+  menuRef.current = onMenuCommand;
+  useEffect(() => {
+    const apply = (event: StudioEvent) => {
+      switch (event.type) {
+        case 'run-progress': {
+          const run = studioStore.getState().activeRun;
+          if (!run || run.runId !== event.runId) return rememberEarly(event);
+          actions.updateActiveRun(event.runId, { done: event.done, total: event.total, tokens: event.tokens, message: event.message });
+          return;
+        }
+        case 'run-finished': {
+          const run = studioStore.getState().activeRun;
+          if (!run || run.runId !== event.runId) {
+            rememberEarly(event);
+            void client.invalidateQueries({ queryKey: keys.runs(event.variantId) });
+            return;
+          }
+          actions.updateActiveRun(event.runId, { status: event.status, stats: event.stats, error: event.error, endedAt: Date.now(), done: run.total > 0 && event.status === 'completed' ? run.total : run.done });
+          invalidateVariantData(client, run.sessionId, event.variantId);
+          if (event.status === 'completed') actions.notify({ kind: 'success', title: `Run #${event.runId} completed`, message: statsLine(event.stats) || undefined });
+          else if (event.status === 'skipped') actions.notify({ kind: 'info', title: `Run #${event.runId} skipped`, message: typeof event.stats.reason === 'string' ? event.stats.reason : (event.error ?? undefined) });
+          else if (event.status === 'cancelled') actions.notify({ kind: 'info', title: `Run #${event.runId} cancelled` });
+          else if (event.status === 'failed') actions.notify({ kind: 'error', title: `Run #${event.runId} failed`, message: event.error ?? undefined });
+          return;
+        }
+        case 'sessions-changed':
+          void client.invalidateQueries({ queryKey: keys.sessions });
+          void client.invalidateQueries({ queryKey: ['session'] });
+          return;
+        case 'menu-command':
+          // File > Export… / Compact in Electron's native menu: only the window knows the variant.
+          menuRef.current(event.command);
+          return;
+        default: {
+          const _exhaustive: never = event;
+          return _exhaustive;
+        }
+      }
+    };
+    // Replays events that arrived before startCompaction answered.
+    const onRunKnown = () => {
+      const run = studioStore.getState().activeRun;
+      if (!run) return;
+      const early = earlyRunEvents.get(run.runId);
+      if (!early) return;
+      earlyRunEvents.delete(run.runId);
+      for (const e of early) apply(e);
+    };
+    const unsubscribeStore = studioStore.subscribe(onRunKnown);
+    const unsubscribe = transport.subscribe(apply);
+    return () => {
+      unsubscribe();
+      unsubscribeStore();
+    };
+  }, [transport, client]);
+}
+
+function download(fileName: string, mimeType: string, content: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type: mimeType || 'application/octet-stream' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  // Revoke later: the download starts asynchronously.
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
+
+export interface StudioCommands {
+  importFiles(files: readonly File[]): Promise<void>;
+  compact(): Promise<void>;
+  cancel(): Promise<void>;
+  exportCurrent(): Promise<void>;
+}
+
+export function useStudioCommands(wb: Workbench): StudioCommands {
+  const transport = useTransport();
+  const client = useQueryClient();
+  const api = transport.api;
+  const sessionId = wb.session?.id ?? null;
+  const { strategy, params, variant } = wb;
+
+  const importFiles = useCallback(
+    async (files: readonly File[]) => {
+      let selected = false;
+      for (const file of files) {
+        studioStore.set((s) => ({ importing: s.importing + 1 }));
+        try {
+          const path = transport.pathForFile?.(file);
+          const report = path ? await api.importPaths({ paths: [path] }) : await api.importText({ fileName: file.name, text: await file.text() });
+          const top = report.sessions.find((s) => s.parentSessionId === null) ?? report.sessions[0];
+          if (top) {
+            const children = report.sessions.length - 1;
+            actions.notify({
+              kind: top.duplicate ? 'info' : 'success',
+              title: top.duplicate ? `Already imported: ${top.title}` : `Imported ${top.title}`,
+              message: `${file.name} · ${top.format} · ${formatInt(top.turns)} turns · ${formatInt(top.tokens)} tokens${children > 0 ? ` · ${children} subagent session${children === 1 ? '' : 's'}` : ''}`,
+            });
+            if (!selected) {
+              actions.selectSession(top.id);
+              selected = true;
+            }
+          }
+          await client.invalidateQueries({ queryKey: keys.sessions });
+        } catch (err) {
+          actions.notify({ kind: 'error', title: `Could not import ${file.name}`, message: (err as Error).message });
+        } finally {
+          studioStore.set((s) => ({ importing: s.importing - 1 }));
+        }
+      }
+    },
+    [api, client, transport],
+  );
+
+  const compact = useCallback(async () => {
+    if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to compact' });
+    const running = studioStore.getState().activeRun;
+    if (running && running.status === 'running') return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
+    try {
+      const force = !studioStore.getState().onlyWhenTriggered;
+      const { runId, variantId } = await api.startCompaction({ sessionId, strategy, params, force });
+      actions.setActiveRun({ runId, variantId, sessionId, strategy, done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
+      void client.invalidateQueries({ queryKey: keys.runs(variantId) });
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Could not start compaction', message: (err as Error).message });
+    }
+  }, [api, client, sessionId, strategy, params]);
+
+  const cancel = useCallback(async () => {
+    const run = studioStore.getState().activeRun;
+    if (!run || run.status !== 'running') return;
+    try {
+      await api.cancelCompaction({ runId: run.runId });
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Could not cancel', message: (err as Error).message });
+    }
+  }, [api]);
+
+  const exportCurrent = useCallback(async () => {
+    if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to export' });
+    const format = studioStore.getState().exportFormat;
+    studioStore.set({ exporting: true });
+    try {
+      // The parameters may still be moving: resolve the variant for exactly what is on screen.
+      const variantId = variant?.id ?? (await api.resolveVariant({ sessionId, strategy, params })).id;
+      const file = await api.exportVariant({ variantId, format });
+      if (transport.kind === 'electron') {
+        const { savedTo } = await api.saveExport({ fileName: file.fileName, content: file.content });
+        if (savedTo) actions.notify({ kind: 'success', title: 'Exported', message: savedTo });
+      } else {
+        download(file.fileName, file.mimeType, file.content);
+        actions.notify({ kind: 'success', title: `Exported ${file.fileName}`, message: `${format} · ${formatInt(file.content.length)} characters` });
+      }
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Export failed', message: (err as Error).message });
+    } finally {
+      studioStore.set({ exporting: false });
+    }
+  }, [api, transport, sessionId, strategy, params, variant]);
+
+  return { importFiles, compact, cancel, exportCurrent };
+}

@@ -1,0 +1,34 @@
+/**
+ * In-page performance probes read by `npm run bench:ui`: plan durations while a slider
+ * moves and the first paint of the turn list. Plain data on `window`, no behaviour.
+ */
+export interface StudioPerf {
+  /** Milliseconds of each planFor call in the window (most recent last, bounded). */
+  planMs: number[];
+  /** performance.now() when the turn list first painted rows. */
+  turnListFirstPaint: number | null;
+}
+
+declare global {
+  interface Window {
+    __studioPerf?: StudioPerf;
+  }
+}
+
+const perf: StudioPerf = { planMs: [], turnListFirstPaint: null };
+window.__studioPerf = perf;
+
+export function recordPlanMs(ms: number): void {
+  perf.planMs.push(ms);
+  if (perf.planMs.length > 2000) perf.planMs.splice(0, perf.planMs.length - 2000);
+}
+
+export function recordTurnListFirstPaint(): void {
+  if (perf.turnListFirstPaint !== null) return;
+  // After the browser has painted the frame with the rows, not when React committed them.
+  requestAnimationFrame(() => {
+    if (perf.turnListFirstPaint !== null) return;
+    perf.turnListFirstPaint = performance.now();
+    performance.mark('turn-list-first-paint');
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The window's central derived state: the selected session's turn metas, the strategy's
+ * parameters, the variant they resolve to (with its summaries), and the plan recomputed IN
+ * THE WINDOW with the shared planner on every parameter change — no summarizer call, no
+ * round trip — so boundaries, the projected DAG and the token gauge follow a moving slider.
+ */
+import { useDeferredValue, useMemo } from 'react';
+import { STRATEGY_DEFINITIONS, planFor } from '../../shared/compaction/index.js';
+import { defaultsOf, type ParamSpec } from '../../shared/compaction/params.js';
+import type { Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
+import type { SessionInfo, SummaryInfo, TurnMetaColumns, VariantInfo } from '../../shared/contract.js';
+import type { TurnMeta } from '../../shared/model/turn.js';
+import { stableJson } from '../../shared/model/turn.js';
+import { useResolvedVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
+import { useDebounced } from '../hooks/use-debounced.js';
+import { recordPlanMs } from '../perf.js';
+import { useStudio } from '../state/store.js';
+import { metasFromColumns } from './metas.js';
+
+export interface Workbench {
+  session: SessionInfo | null;
+  strategy: StrategyName;
+  specs: readonly ParamSpec[];
+  /** Every parameter of the strategy: the user's values over the spec defaults. */
+  params: Record<string, number>;
+  paramsKey: string;
+  columns: TurnMetaColumns | undefined;
+  metas: readonly TurnMeta[];
+  /** The resolved variant for exactly these parameters (null while they are still moving). */
+  variant: VariantInfo | null;
+  variantError: Error | null;
+  summaries: readonly SummaryInfo[];
+  plan: Plan | null;
+  planError: string | null;
+  planMs: number;
+}
+
+const EMPTY_METAS: readonly TurnMeta[] = [];
+const EMPTY_SUMMARIES: readonly SummaryInfo[] = [];
+const EMPTY_STATE: VariantState = {};
+const EMPTY_OVERRIDES: Record<string, number> = {};
+
+/** How long parameters must stay still before the variant is resolved on the server. */
+const VARIANT_SETTLE_MS = 220;
+
+export function useWorkbench(): Workbench {
+  const sessionId = useStudio((s) => s.sessionId);
+  const strategy = useStudio((s) => s.strategy);
+  const overrides = useStudio((s) => s.paramsByStrategy[s.strategy] ?? EMPTY_OVERRIDES);
+  const sessions = useSessions();
+  const session = useMemo(() => sessions.data?.find((s) => s.id === sessionId) ?? null, [sessions.data, sessionId]);
+
+  const specs = STRATEGY_DEFINITIONS[strategy].specs;
+  const params = useMemo(() => {
+    const out = defaultsOf(specs);
+    // Only names the current specs know: values persisted by an older build are ignored.
+    for (const spec of specs) if (typeof overrides[spec.name] === 'number') out[spec.name] = overrides[spec.name];
+    return out;
+  }, [specs, overrides]);
+  const paramsKey = useMemo(() => stableJson(params), [params]);
+
+  const metaQuery = useTurnMetaColumns(sessionId);
+  const columns = metaQuery.data;
+  const metas = useMemo(() => (columns ? metasFromColumns(columns) : EMPTY_METAS), [columns]);
+
+  // The variant is identified by its parameters: resolve it once they settle, and use its
+  // summaries only while the parameters on screen are exactly the variant's.
+  const settledParams = useDebounced(params, VARIANT_SETTLE_MS);
+  const settledKey = useMemo(() => stableJson(settledParams), [settledParams]);
+  const variantQuery = useResolvedVariant(sessionId, strategy, settledParams, settledKey);
+  const variant = variantQuery.data && settledKey === paramsKey && variantQuery.data.strategy === strategy ? variantQuery.data : null;
+  const summariesQuery = useSummaries(variant?.id ?? null);
+  const summaries = (variant && summariesQuery.data) || EMPTY_SUMMARIES;
+  const state = variant?.state ?? EMPTY_STATE;
+
+  // A slow planner must not hold the slider thumb back: plan with deferred inputs, kept
+  // together so a strategy switch never meets the previous strategy's parameters.
+  const planInput = useMemo(() => ({ strategy, params, summaries, state }), [strategy, params, summaries, state]);
+  const deferred = useDeferredValue(planInput);
+  const planned = useMemo(() => {
+    if (!columns) return { plan: null, planError: null, planMs: 0 };
+    const t0 = performance.now();
+    try {
+      const plan = planFor(deferred.strategy, { turns: metas, summaries: deferred.summaries, state: deferred.state, params: deferred.params });
+      const planMs = performance.now() - t0;
+      recordPlanMs(planMs);
+      return { plan, planError: null, planMs };
+    } catch (err) {
+      return { plan: null, planError: (err as Error).message, planMs: performance.now() - t0 };
+    }
+  }, [columns, metas, deferred]);
+
+  return {
+    session,
+    strategy,
+    specs,
+    params,
+    paramsKey,
+    columns,
+    metas,
+    variant,
+    variantError: (variantQuery.error as Error | null) ?? null,
+    summaries,
+    ...planned,
+  };
+}

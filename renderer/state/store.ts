@@ -1,0 +1,191 @@
+/**
+ * The window's UI state (what is selected, which strategy and parameters, the running
+ * pass, notices) in one small external store read through selectors, so a slider that
+ * moves 60 times a second re-renders only the components that read parameters.
+ * Server data lives in React Query, not here.
+ */
+import { useSyncExternalStore } from 'react';
+import type { RunStatus } from '../../shared/contract.js';
+import type { StrategyName } from '../../shared/compaction/types.js';
+import type { ExportFormat } from '../../shared/contract.js';
+
+export type PanelTab = 'dag' | 'context' | 'runs';
+
+export interface ActiveRun {
+  runId: number;
+  variantId: number;
+  sessionId: number;
+  strategy: StrategyName;
+  done: number;
+  total: number;
+  tokens: number;
+  message?: string;
+  status: RunStatus;
+  stats: Record<string, unknown>;
+  error: string | null;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+export interface Notice {
+  id: number;
+  kind: 'error' | 'info' | 'success';
+  title: string;
+  message?: string;
+}
+
+/** What the inspector shows: a DAG node (existing 's<id>' or projected 'p<k>') or a source-tool compaction. */
+export type Selection = { kind: 'node'; nodeId: string } | { kind: 'external'; externalId: number } | null;
+
+export interface StudioState {
+  sessionId: number | null;
+  strategy: StrategyName;
+  /** Values the user set, per strategy; unset parameters take the spec default. */
+  paramsByStrategy: Partial<Record<StrategyName, Record<string, number>>>;
+  selection: Selection;
+  tab: PanelTab;
+  /** Turn positions whose details are open in the list. */
+  expanded: ReadonlySet<number>;
+  /** Ask the turn list to bring a position into view (nonce: repeat requests for the same position). */
+  scrollRequest: { position: number; nonce: number } | null;
+  activeRun: ActiveRun | null;
+  notices: Notice[];
+  exportFormat: ExportFormat;
+  settingsOpen: boolean;
+  /** Run only when the strategy's trigger fires (compactIfNeeded) instead of unconditionally. */
+  onlyWhenTriggered: boolean;
+  /** Files being imported right now (the Import button shows it). */
+  importing: number;
+  exporting: boolean;
+}
+
+type Listener = () => void;
+
+const PERSIST_KEY = 'compaction-studio.ui.v1';
+
+function loadPersisted(): Partial<StudioState> {
+  try {
+    const raw = window.localStorage.getItem(PERSIST_KEY);
+    if (!raw) return {};
+    const v = JSON.parse(raw) as Partial<StudioState>;
+    return { strategy: v.strategy, paramsByStrategy: v.paramsByStrategy ?? {}, exportFormat: v.exportFormat };
+  } catch {
+    return {};
+  }
+}
+
+function createStudioStore() {
+  const persisted = loadPersisted();
+  let state: StudioState = {
+    sessionId: null,
+    strategy: persisted.strategy ?? 'dag',
+    paramsByStrategy: persisted.paramsByStrategy ?? {},
+    selection: null,
+    tab: 'dag',
+    expanded: new Set(),
+    scrollRequest: null,
+    activeRun: null,
+    notices: [],
+    exportFormat: persisted.exportFormat ?? 'openai',
+    settingsOpen: false,
+    onlyWhenTriggered: false,
+    importing: 0,
+    exporting: false,
+  };
+  const listeners = new Set<Listener>();
+  let persistTimer: ReturnType<typeof setTimeout> | null = null;
+  let noticeSeq = 0;
+  let scrollSeq = 0;
+
+  const persist = () => {
+    if (persistTimer) clearTimeout(persistTimer);
+    // Debounced: a dragged slider must not write localStorage on every frame.
+    persistTimer = setTimeout(() => {
+      try {
+        window.localStorage.setItem(PERSIST_KEY, JSON.stringify({ strategy: state.strategy, paramsByStrategy: state.paramsByStrategy, exportFormat: state.exportFormat }));
+      } catch {
+        /* storage full or disabled: the UI works without persistence */
+      }
+    }, 400);
+  };
+
+  const set = (patch: Partial<StudioState> | ((s: StudioState) => Partial<StudioState>)) => {
+    const next = typeof patch === 'function' ? patch(state) : patch;
+    state = { ...state, ...next };
+    if ('strategy' in next || 'paramsByStrategy' in next || 'exportFormat' in next) persist();
+    for (const l of listeners) l();
+  };
+
+  return {
+    getState: () => state,
+    subscribe(listener: Listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set,
+    actions: {
+      selectSession(sessionId: number | null) {
+        set({ sessionId, selection: null, expanded: new Set(), scrollRequest: null });
+      },
+      setStrategy(strategy: StrategyName) {
+        set({ strategy, selection: null });
+      },
+      setParam(strategy: StrategyName, name: string, value: number) {
+        set((s) => ({ paramsByStrategy: { ...s.paramsByStrategy, [strategy]: { ...s.paramsByStrategy[strategy], [name]: value } } }));
+      },
+      resetParams(strategy: StrategyName) {
+        set((s) => ({ paramsByStrategy: { ...s.paramsByStrategy, [strategy]: {} } }));
+      },
+      select(selection: Selection) {
+        set({ selection });
+      },
+      setTab(tab: PanelTab) {
+        set({ tab });
+      },
+      toggleExpanded(position: number) {
+        set((s) => {
+          const expanded = new Set(s.expanded);
+          if (expanded.has(position)) expanded.delete(position);
+          else expanded.add(position);
+          return { expanded };
+        });
+      },
+      scrollTo(position: number) {
+        set({ scrollRequest: { position, nonce: ++scrollSeq } });
+      },
+      notify(notice: Omit<Notice, 'id'>) {
+        const id = ++noticeSeq;
+        set((s) => ({ notices: [...s.notices.slice(-4), { ...notice, id }] }));
+        // Errors stay until dismissed (they must be read); the rest fade out.
+        if (notice.kind !== 'error') setTimeout(() => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })), 6000);
+        return id;
+      },
+      dismiss(id: number) {
+        set((s) => ({ notices: s.notices.filter((n) => n.id !== id) }));
+      },
+      setActiveRun(run: ActiveRun | null) {
+        set({ activeRun: run });
+      },
+      updateActiveRun(runId: number, patch: Partial<ActiveRun>) {
+        set((s) => (s.activeRun && s.activeRun.runId === runId ? { activeRun: { ...s.activeRun, ...patch } } : {}));
+      },
+      setExportFormat(exportFormat: ExportFormat) {
+        set({ exportFormat });
+      },
+      setSettingsOpen(settingsOpen: boolean) {
+        set({ settingsOpen });
+      },
+      setOnlyWhenTriggered(onlyWhenTriggered: boolean) {
+        set({ onlyWhenTriggered });
+      },
+    },
+  };
+}
+
+export const studioStore = createStudioStore();
+export const actions = studioStore.actions;
+
+/** Reads a slice of the UI state; the component re-renders only when the slice changes (Object.is). */
+export function useStudio<T>(selector: (s: StudioState) => T): T {
+  return useSyncExternalStore(studioStore.subscribe, () => selector(studioStore.getState()));
+}
