@@ -20,7 +20,7 @@ import { resolveParams } from '../../shared/compaction/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
 import type { Summarizer } from '../../shared/compaction/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
-import type { Turn, TurnMeta } from '../../shared/model/turn.js';
+import { blockToText, type Turn } from '../../shared/model/turn.js';
 import { buildReplay } from '../../shared/replay/index.js';
 import type { PassContext, TieredSummary } from './pass.js';
 import { PASSES } from './passes/index.js';
@@ -121,9 +121,14 @@ export function replayTokens(db: DB, variantId: number, turns: readonly Turn[], 
   return buildReplay({ strategy: v.strategy, turns, summaries: listSummaries(db, variantId), state: v.state, params: v.params, countTokens: count }).totalTokens;
 }
 
-/** A token counter that remembers texts it has counted (replays repeat most turns' blocks). */
-export function memoizedCounter(count: (text: string) => number): (text: string) => number {
+/**
+ * A token counter that remembers texts it has counted (replays repeat most turns'
+ * blocks). Seeded with the stored count of every single-block turn: the replay then
+ * re-tokenizes only summaries, placeholders and multi-block turns.
+ */
+export function memoizedCounter(count: (text: string) => number, seed: readonly Turn[] = []): (text: string) => number {
   const memo = new Map<string, number>();
+  for (const t of seed) if (t.blocks.length === 1) memo.set(blockToText(t.blocks[0]), t.tokenCount);
   return (text) => {
     let n = memo.get(text);
     if (n === undefined) {
@@ -184,8 +189,13 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const count = (text: string) => countTokens(text, tokenizer);
   // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
   let allTurns: Turn[] | null = null;
-  const replayCount = memoizedCounter(count);
-  const seenTokens = () => replayTokens(db, variant.id, (allTurns ??= listTurns(db, o.sessionId)), replayCount);
+  let replayCount: ((text: string) => number) | null = null;
+  const seenTokens = () => {
+    allTurns ??= listTurns(db, o.sessionId);
+    // Stored counts are in the session's tokenizer: seed only when counting in that one.
+    replayCount ??= memoizedCounter(count, tokenizer === sessionTokenizer(db, o.sessionId) ? allTurns : []);
+    return replayTokens(db, variant.id, allTurns, replayCount);
+  };
   let tokensBefore: number | null = null;
 
   const ctx: PassContext = {
@@ -194,7 +204,8 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     variant,
     runId,
     metas,
-    readTurns: (from, to) => listTurns(db, o.sessionId, { from, to }),
+    // The replay accounting has read every turn already: serve spans from it (index = position).
+    readTurns: (from, to) => (allTurns ? allTurns.slice(Math.max(0, from), Math.max(0, to)) : listTurns(db, o.sessionId, { from, to })),
     readSummaries: () => listExistingSummaries(db, variant.id),
     summaryText: (id) => {
       const row = db.prepare('SELECT text FROM summaries WHERE id = ? AND variant_id = ?').get(id, variant.id) as { text: string } | undefined;
