@@ -143,8 +143,10 @@ function textOf(content: CcMessage['content']): string {
     .join('\n');
 }
 
-/** A readable title from a prompt: Claude Code's XML-ish command wrappers removed. */
+/** A readable title from a prompt: a slash command as "/name args", other XML-ish wrappers removed. */
 function promptTitle(text: string): string {
+  const command = /<command-name>([^<]*)<\/command-name>/.exec(text)?.[1]?.trim();
+  if (command) return titleFrom(`${command} ${/<command-args>([^<]*)<\/command-args>/.exec(text)?.[1]?.trim() ?? ''}`);
   return titleFrom(text.replace(/<\/?[a-z][a-z0-9-]*>/gi, ' '));
 }
 

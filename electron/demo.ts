@@ -1,0 +1,38 @@
+/**
+ * The demo session: on the app's first start, one small real transcript (MIT, see
+ * resources/demo/ATTRIBUTION.md) is imported so a new user sees something real
+ * without a file. It happens once per database: the `demoImported` setting remembers
+ * it, so a user who deletes the demo does not get it back.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DB } from './store/db.js';
+import { importFiles } from './import/index.js';
+
+/** The bundled transcript, under `<resourcesDir>/demo/`. */
+export const DEMO_FILE = 'spotter__subagent.jsonl';
+export const DEMO_SETTING_KEY = 'demoImported';
+
+export interface DemoResult {
+  /** True when this call imported it. */
+  imported: boolean;
+  /** The demo session's id when imported now (or found as already present). */
+  sessionId: number | null;
+}
+
+/**
+ * Imports the demo once per database. `resourcesDir` is the folder holding `demo/`
+ * (the repo's `resources/` in development, `process.resourcesPath` when packaged).
+ * A missing demo file is not an error (a build without resources): nothing is remembered.
+ */
+export function ensureDemoSession(db: DB, resourcesDir: string): DemoResult {
+  if (db.prepare('SELECT 1 FROM settings WHERE key = ?').get(DEMO_SETTING_KEY)) return { imported: false, sessionId: null };
+  const file = path.join(resourcesDir, 'demo', DEMO_FILE);
+  if (!fs.existsSync(file)) return { imported: false, sessionId: null };
+  return db.transaction((): DemoResult => {
+    const report = importFiles(db, [file], { discoverSubagents: false });
+    const top = report.sessions.find((s) => s.parentSessionId === null) ?? null;
+    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(DEMO_SETTING_KEY, JSON.stringify({ at: new Date().toISOString(), sessionId: top?.id ?? null }));
+    return { imported: top !== null && !top.duplicate, sessionId: top?.id ?? null };
+  })();
+}
