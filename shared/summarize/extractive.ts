@@ -147,7 +147,13 @@ function collectReferences(rawText: string, c: Collected): void {
     if (p.length >= 4 && !/^\d+(\/\d+)*$/.test(p)) addCapped(c.files, p);
   }
   for (const m of text.matchAll(COMMAND_JSON_RE)) addCapped(c.commands, clip(unescapeJson(m[1]), 160));
-  for (const m of text.matchAll(BACKTICK_RE)) addCapped(c.identifiers, m[1].trim());
+  for (const m of text.matchAll(BACKTICK_RE)) {
+    // `code` spans are names when short: a path goes with the files, prose-like code is skipped.
+    const code = m[1].trim();
+    if (/\s/.test(code) && code.length > 40) continue;
+    if (!/\s/.test(code) && code.includes('/')) addCapped(c.files, code.replace(/[.,;:]+$/, ''));
+    else addCapped(c.identifiers, code);
+  }
   for (const m of noUrls.matchAll(IDENT_RE)) addCapped(c.identifiers, m[0]);
   for (const m of noUrls.matchAll(NUMBER_RE)) {
     // Single digits carry no information on their own; keep 2+ digit numbers, versions and measures.
@@ -290,11 +296,12 @@ export function extractiveSummary(req: SummarizeRequest): string {
     { title: 'Decisions:', entries: c.decisions, share: 0.14, inline: false },
     { title: 'Errors:', entries: c.errors, share: 0.14, inline: false },
     { title: 'Open tasks:', entries: c.tasks, share: 0.14, inline: false },
-    { title: 'Files:', entries: [...c.files], share: 0.1, inline: true },
-    { title: 'Commands:', entries: [...c.commands], share: 0.08, inline: true },
-    { title: 'URLs:', entries: [...c.urls], share: 0.04, inline: true },
-    { title: 'Identifiers:', entries: [...c.identifiers], share: 0.09, inline: true },
-    { title: 'Numbers:', entries: [...c.numbers], share: 0.05, inline: true },
+    // Reference lists are capped: past a few dozen names a list stops helping the reader.
+    { title: 'Files:', entries: [...c.files].slice(0, 60), share: 0.1, inline: true },
+    { title: 'Commands:', entries: [...c.commands].slice(0, 25), share: 0.08, inline: true },
+    { title: 'URLs:', entries: [...c.urls].slice(0, 25), share: 0.04, inline: true },
+    { title: 'Identifiers:', entries: [...c.identifiers].filter((i) => !c.files.has(i)).slice(0, 60), share: 0.09, inline: true },
+    { title: 'Numbers:', entries: [...c.numbers].slice(0, 30), share: 0.05, inline: true },
   ];
   const taken = fitSections(sections, budget - header.length - 1);
   const lines = [header];
