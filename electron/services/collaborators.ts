@@ -10,6 +10,7 @@ import { getVariant, listSummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
 import { StudioError, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
 import { buildReplay } from '../../shared/replay/index.js';
+import { importFiles, importText } from '../import/index.js';
 
 export interface ImportOptions {
   format?: string;
@@ -20,12 +21,13 @@ function notYet(what: string): never {
   throw new StudioError('internal', `${what} is not available in this build yet`);
 }
 
-export async function importTextIntoStore(_db: DB, _fileName: string, _text: string, _opts: ImportOptions): Promise<ImportReport> {
-  return notYet('importing');
+/** One transaction; ImportError (file, line, what was expected) leaves the store as it was. */
+export async function importTextIntoStore(db: DB, fileName: string, text: string, opts: ImportOptions): Promise<ImportReport> {
+  return importText(db, fileName, text, opts);
 }
 
-export async function importPathsIntoStore(_db: DB, _paths: string[], _opts: ImportOptions): Promise<ImportReport> {
-  return notYet('importing');
+export async function importPathsIntoStore(db: DB, paths: string[], opts: ImportOptions): Promise<ImportReport> {
+  return importFiles(db, paths, opts);
 }
 
 /** Imports the bundled demo session on the first start; returns whether it imported. */

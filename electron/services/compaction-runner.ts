@@ -10,9 +10,13 @@ import type { DB } from '../store/db.js';
 import { addRunEvent, finishRun } from '../store/variants.js';
 import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
 
-/** How the worker script is started: the bundled .cjs, or the .ts source through tsx. */
+/**
+ * How the worker is started: a script file (the bundled .cjs), or with `eval` the
+ * source text of a bootstrap (the .ts source through tsx, see defaultWorkerScript).
+ */
 export interface WorkerScript {
   file: string | URL;
+  eval?: boolean;
   execArgv?: string[];
 }
 
@@ -31,8 +35,12 @@ const CANCEL_GRACE_MS = 10_000;
 
 export class CompactionRunner {
   private readonly active = new Map<number, ActiveRun>();
-  /** Sessions with a run starting or running: one pass per session at a time. */
-  private readonly busySessions = new Set<number>();
+  /**
+   * Sessions with a run starting or running (one pass per session at a time), each with
+   * the worker holding it: a worker that is only closing its connection after reporting
+   * 'finished' must not release a session a newer run has taken since.
+   */
+  private readonly busySessions = new Map<number, Worker>();
 
   constructor(
     private readonly opts: {
@@ -49,9 +57,13 @@ export class CompactionRunner {
     if (this.busySessions.has(job.sessionId)) {
       return Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is already running; cancel it or wait for it to finish`));
     }
-    this.busySessions.add(job.sessionId);
     const workerData: PassWorkerData = { dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, job };
-    const worker = new Worker(this.opts.workerScript.file, { workerData, execArgv: this.opts.workerScript.execArgv });
+    const { file, eval: isEval, execArgv } = this.opts.workerScript;
+    const worker = new Worker(file, { workerData, eval: isEval, execArgv });
+    this.busySessions.set(job.sessionId, worker);
+    const releaseSession = () => {
+      if (this.busySessions.get(job.sessionId) === worker) this.busySessions.delete(job.sessionId);
+    };
 
     return new Promise((resolve, reject) => {
       let run: ActiveRun | null = null;
@@ -69,6 +81,8 @@ export class CompactionRunner {
             if (run) this.opts.emit({ type: 'run-progress', runId: run.runId, variantId: run.variantId, done: msg.done, total: msg.total, tokens: msg.tokens, message: msg.message });
             break;
           case 'finished':
+            // The run row is closed: the session is free again even while the worker exits.
+            releaseSession();
             if (run) this.emitFinished(run, msg.status, msg.stats, msg.error);
             break;
           case 'rejected':
@@ -87,7 +101,7 @@ export class CompactionRunner {
         else this.recordAbnormalEnd(run, 'failed', `the compaction worker crashed: ${err.message}`);
       });
       worker.on('exit', (code) => {
-        this.busySessions.delete(job.sessionId);
+        releaseSession();
         if (!run) {
           reject(new StudioError('internal', `the compaction worker exited (code ${code}) before starting the run`));
         } else {
@@ -136,11 +150,16 @@ export class CompactionRunner {
 
   /** Sessions with a pass starting or running. */
   activeSessions(): ReadonlySet<number> {
-    return this.busySessions;
+    return new Set(this.busySessions.keys());
   }
 
   isRunning(runId: number): boolean {
     return this.active.has(runId);
+  }
+
+  /** The worker thread running this pass (never the main thread's 0), while it runs. */
+  threadIdOf(runId: number): number | null {
+    return this.active.get(runId)?.worker.threadId ?? null;
   }
 
   /** Resolves when the run's worker has exited (tests, shutdown). */

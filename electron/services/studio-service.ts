@@ -3,6 +3,9 @@
  * browser-mode HTTP server): it owns the store connection, answers every operation of
  * the shared contract, runs passes in a worker, and emits StudioEvents.
  */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { STRATEGY_DEFINITIONS } from '../../shared/compaction/index.js';
 import { resolveParams } from '../../shared/compaction/params.js';
 import { resolveVariantFor } from '../compaction/engine.js';
@@ -50,11 +53,18 @@ export interface StudioService {
 
 /**
  * The worker next to this module: in a bundle (dist/electron/*.cjs) that is
- * pass-worker.cjs; from sources (Vitest, tsx) the .ts file loaded through tsx.
+ * pass-worker.cjs; from sources (Vitest, tsx, Playwright) the .ts file, loaded through
+ * tsx's tsImport. (Node 20 workers ignore `--import tsx` in execArgv, and tsx's ESM
+ * hooks registered inside a worker come too late for its first import; tsImport works.)
  */
 export function defaultWorkerScript(moduleUrl: string = import.meta.url): WorkerScript {
   if (moduleUrl.endsWith('.cjs')) return { file: new URL('./pass-worker.cjs', moduleUrl) };
-  return { file: new URL('./pass-worker.ts', moduleUrl), execArgv: ['--import', 'tsx'] };
+  const workerUrl = new URL('./pass-worker.ts', moduleUrl).href;
+  // The ESM entry of tsx/esm/api (require.resolve would give its CJS twin, which cannot tsImport).
+  const tsxPackage = createRequire(moduleUrl).resolve('tsx/package.json');
+  const tsxApi = pathToFileURL(path.join(path.dirname(tsxPackage), 'dist', 'esm', 'api', 'index.mjs')).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(workerUrl)}, ${JSON.stringify(moduleUrl)}))`;
+  return { file: bootstrap, eval: true };
 }
 
 export async function createStudioService(opts: StudioServiceOptions): Promise<StudioService> {

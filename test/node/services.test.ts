@@ -1,0 +1,238 @@
+/**
+ * The StudioService both transports share, on real fixtures in a temporary SQLite file:
+ * imports through the service, passes in a worker thread with progress and completion
+ * events, cancellation against a summarizer that never answers, and the API key that
+ * is used but never reported back or stored in the database.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Envelope, ImportReport, StudioEvent } from '../../shared/contract.js';
+import { memorySecretStore } from '../../electron/services/secrets.js';
+import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
+import { API_KEY_FILE, safeStorageSecretStore, type SafeStorageLike } from '../../electron/settings.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const SPOTTER = path.join(FIXTURES, 'claude-code', 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+const SMALLEST = path.join(FIXTURES, 'claude-code', 'claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+
+let dir: string;
+let service: StudioService;
+const events: StudioEvent[] = [];
+
+function value<T>(envelope: Envelope<unknown>): T {
+  if (!envelope.ok) throw new Error(`${envelope.error.code}: ${envelope.error.message}`);
+  return envelope.value as T;
+}
+
+/** Resolves with the run-finished event of `runId` (already received or still to come). */
+function finished(runId: number): Promise<Extract<StudioEvent, { type: 'run-finished' }>> {
+  const match = (e: StudioEvent): e is Extract<StudioEvent, { type: 'run-finished' }> => e.type === 'run-finished' && e.runId === runId;
+  const seen = events.find(match);
+  if (seen) return Promise.resolve(seen);
+  return new Promise((resolve) => {
+    const off = service.onEvent((e) => {
+      if (match(e)) {
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-services-'));
+  service = await createStudioService({ dbPath: path.join(dir, 'studio.db'), resourcesDir: path.join(dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
+  service.onEvent((e) => events.push(e));
+});
+
+afterAll(async () => {
+  await service.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('importing through the service', () => {
+  let spotterId: number;
+
+  it('imports a real Claude Code session by path with its exact counts and announces it', async () => {
+    const before = events.length;
+    const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [SPOTTER] }));
+    const parent = report.sessions[0];
+    spotterId = parent.id;
+    expect(parent).toMatchObject({ title: 'Implement spotter-gqc', format: 'claude-code', turns: 306, tokens: 140001, toolCalls: 186, externalCompactions: 1, duplicate: false, parentSessionId: null });
+    expect(events.slice(before)).toEqual([{ type: 'sessions-changed' }]);
+    const detail = value<{ externalCompactions_: Array<{ trigger: string; preTokens: number | null }> }>(await service.dispatch('getSession', { sessionId: spotterId }));
+    // Claude Code's own automatic compaction of this session (fixtures README).
+    expect(detail.externalCompactions_.map((e) => [e.trigger, e.preTokens])).toEqual([['auto', 167094]]);
+  });
+
+  it('imports file contents sent by the window, and reports the second copy as a duplicate', async () => {
+    const text = fs.readFileSync(SMALLEST, 'utf8');
+    const first = value<ImportReport>(await service.dispatch('importText', { fileName: path.basename(SMALLEST), text }));
+    expect(first.sessions.map((s) => [s.format, s.duplicate])).toEqual([['claude-code', false]]);
+    const again = value<ImportReport>(await service.dispatch('importText', { fileName: 'renamed.jsonl', text }));
+    expect(again.sessions.map((s) => [s.id, s.duplicate])).toEqual([[first.sessions[0].id, true]]);
+  });
+
+  it('reports a broken file as import_error naming the file and line, and changes nothing', async () => {
+    const sessionsBefore = value<unknown[]>(await service.dispatch('listSessions', {}));
+    const result = await service.dispatch('importText', { fileName: 'broken.jsonl', text: '{"type":"user","message":{"role":"user","content":"hi"}}\n{not json\n' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('import_error');
+    expect(result.error.message).toContain('broken.jsonl');
+    expect(result.error.message).toContain('line 2');
+    expect(value<unknown[]>(await service.dispatch('listSessions', {}))).toEqual(sessionsBefore);
+  });
+
+  it('serves the turn columns and a page of turns of the imported session', async () => {
+    const metas = value<{ ids: number[]; roles: string[]; tokens: number[] }>(await service.dispatch('turnMetas', { sessionId: spotterId }));
+    expect(metas.ids.length).toBe(306);
+    expect(metas.tokens.reduce((a, b) => a + b, 0)).toBe(140001);
+    const page = value<Array<{ position: number }>>(await service.dispatch('listTurns', { sessionId: spotterId, from: 10, to: 20 }));
+    expect(page.map((t) => t.position)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  });
+
+  it('runs a dag pass in a worker thread and reports progress, then completion', async () => {
+    // The empty variant's replay is what the model sees before the pass.
+    const empty = value<{ id: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
+    const before = value<{ totalTokens: number }>(await service.dispatch('replay', { variantId: empty.id })).totalTokens;
+    const { runId, variantId } = value<{ runId: number; variantId: number }>(await service.dispatch('startCompaction', { sessionId: spotterId, strategy: 'dag', params: {}, force: true }));
+    const workerThread = service.runner.threadIdOf(runId);
+    expect(workerThread).not.toBeNull();
+    expect(workerThread).not.toBe(threadId);
+    const done = await finished(runId);
+    expect(done.status).toBe('completed');
+    expect(done.error).toBeNull();
+
+    const progress = events.filter((e): e is Extract<StudioEvent, { type: 'run-progress' }> => e.type === 'run-progress' && e.runId === runId);
+    const total = progress[progress.length - 1].total;
+    expect(progress.map((p) => p.done)).toEqual(Array.from({ length: total + 1 }, (_, i) => i));
+    // Every projected summary was written: 10 leaves of ~20,000 tokens (fresh tail of 16 kept) and one condensed parent.
+    expect(done.stats).toMatchObject({ leafSummariesCreated: 10, condensedSummariesCreated: 1, summarizerCalls: 11, cacheHits: 0, tokensBefore: before });
+    expect(variantId).toBe(empty.id);
+    const summaries = value<Array<{ depth: number; compacted: boolean }>>(await service.dispatch('listSummaries', { variantId }));
+    expect(summaries.filter((s) => s.depth === 0).length).toBe(10);
+    expect(summaries.filter((s) => s.depth === 1).length).toBe(1);
+    expect(total).toBe(11);
+
+    const runs = value<Array<{ id: number; status: string; stats: Record<string, unknown> }>>(await service.dispatch('listRuns', { variantId }));
+    expect(runs.map((r) => [r.id, r.status])).toEqual([[runId, 'completed']]);
+    expect(runs[0].stats).toEqual(done.stats);
+
+    // The variant the window resolves for the same choice is the one the pass wrote into.
+    const resolved = value<{ id: number; summaries: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
+    expect(resolved).toMatchObject({ id: variantId, summaries: 11 });
+
+    const replay = value<{ messages: Array<{ tokens: number }>; totalTokens: number }>(await service.dispatch('replay', { variantId }));
+    expect(replay.totalTokens).toBe(replay.messages.reduce((a, m) => a + m.tokens, 0));
+    expect(replay.totalTokens).toBe(done.stats.tokensAfter);
+    expect(replay.totalTokens).toBeLessThan(140001);
+  });
+
+  it('accepts the next pass as soon as the previous one reported completion; with nothing new it skips without a summarizer call', async () => {
+    const { runId } = value<{ runId: number }>(await service.dispatch('startCompaction', { sessionId: spotterId, strategy: 'dag', params: {}, force: true }));
+    const done = await finished(runId);
+    expect(done.status).toBe('skipped');
+    expect(done.stats.summarizerCalls).toBe(0);
+  });
+
+  it('rejects bad parameters before starting a worker', async () => {
+    const result = await service.dispatch('startCompaction', { sessionId: spotterId, strategy: 'rolling', params: { compactionCount: 150 } });
+    expect(result).toEqual({ ok: false, error: { code: 'invalid_input', message: 'invalid input for startCompaction: parameter compactionCount must be between 1 and 99, got 150' } });
+  });
+});
+
+describe('cancelling a pass', () => {
+  let fake: FakeOpenAiServer;
+  beforeAll(async () => {
+    fake = await startFakeOpenAiServer();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('aborts a pass whose summarizer never answers, leaving no summaries, and refuses a second pass meanwhile', async () => {
+    fake.setDefault({ kind: 'hang' });
+    const settings = value<{ hasApiKey: boolean }>(await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: fake.baseURL, model: 'fake-model' }, apiKey: 'sk-test-cancel-0001', concurrency: 1 }));
+    expect(settings.hasApiKey).toBe(true);
+    const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [path.join(FIXTURES, 'openai', 'tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json')] }));
+    const sessionId = report.sessions[0].id;
+
+    const { runId, variantId } = value<{ runId: number; variantId: number }>(await service.dispatch('startCompaction', { sessionId, strategy: 'dag', params: { freshTailCount: 4, leafChunkTokens: 1000 }, force: true }));
+    await fake.waitForRequests(1);
+    // The key reached the summarizer in the worker…
+    expect(fake.requests[0].headers.authorization).toBe('Bearer sk-test-cancel-0001');
+    const busy = await service.dispatch('startCompaction', { sessionId, strategy: 'dag', params: {}, force: true });
+    expect(busy.ok ? null : busy.error.code).toBe('busy');
+
+    expect(value<{ cancelled: boolean }>(await service.dispatch('cancelCompaction', { runId }))).toEqual({ cancelled: true });
+    const done = await finished(runId);
+    expect(done.status).toBe('cancelled');
+    await service.runner.whenDone(runId);
+    const runs = value<Array<{ status: string; error: string | null }>>(await service.dispatch('listRuns', { variantId }));
+    expect(runs.map((r) => r.status)).toEqual(['cancelled']);
+    expect(value<unknown[]>(await service.dispatch('listSummaries', { variantId }))).toEqual([]);
+    expect(value<{ cancelled: boolean }>(await service.dispatch('cancelCompaction', { runId }))).toEqual({ cancelled: false });
+    await service.dispatch('setSettings', { summarizer: { kind: 'extractive' }, apiKey: '', concurrency: 4 });
+  });
+});
+
+describe('the API key', () => {
+  it('is reported only as hasApiKey and never stored in the database', async () => {
+    const set = await service.dispatch('setSettings', { apiKey: 'sk-secret-never-shown-42' });
+    expect(JSON.stringify(set)).not.toContain('sk-secret');
+    expect(value<{ hasApiKey: boolean }>(set).hasApiKey).toBe(true);
+    const got = await service.dispatch('getSettings', {});
+    expect(JSON.stringify(got)).not.toContain('sk-secret');
+    const rows = service.db.prepare('SELECT key, value FROM settings').all();
+    expect(JSON.stringify(rows)).not.toContain('sk-secret');
+    expect(value<{ hasApiKey: boolean }>(await service.dispatch('setSettings', { apiKey: '' })).hasApiKey).toBe(false);
+  });
+
+  it('is kept encrypted with safeStorage in Electron, or only in memory when the OS has no encryption', () => {
+    const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-userdata-'));
+    // Stand-in for Electron's safeStorage (the OS keychain): a reversible transform.
+    const available: SafeStorageLike = {
+      isEncryptionAvailable: () => true,
+      encryptString: (s) => Buffer.from(`enc:${Buffer.from(s).toString('base64')}`),
+      decryptString: (b) => Buffer.from(b.toString().slice(4), 'base64').toString(),
+    };
+    const store = safeStorageSecretStore(userData, available, {});
+    store.setApiKey('sk-live-123');
+    const file = path.join(userData, API_KEY_FILE);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`enc:${Buffer.from('sk-live-123').toString('base64')}`);
+    expect(safeStorageSecretStore(userData, available, {}).getApiKey()).toBe('sk-live-123');
+    store.setApiKey('');
+    expect(fs.existsSync(file)).toBe(false);
+    expect(store.getApiKey()).toBeNull();
+
+    const warnings: string[] = [];
+    const noKeyring = safeStorageSecretStore(userData, { ...available, isEncryptionAvailable: () => false }, { OPENAI_API_KEY: 'sk-from-env' }, (m) => warnings.push(m));
+    expect(noKeyring.getApiKey()).toBe('sk-from-env');
+    noKeyring.setApiKey('sk-typed-in');
+    expect(noKeyring.getApiKey()).toBe('sk-typed-in');
+    expect(fs.readdirSync(userData)).toEqual([]);
+    expect(warnings).toEqual(['safeStorage encryption is not available: the API key is kept in memory until the app quits']);
+    fs.rmSync(userData, { recursive: true, force: true });
+  });
+});
+
+describe('starting the service', () => {
+  it('marks runs left running by a killed process as failed', async () => {
+    const dbPath = path.join(dir, 'stale.db');
+    const first = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
+    const report = value<ImportReport>(await first.dispatch('importPaths', { paths: [SMALLEST] }));
+    const variant = value<{ id: number }>(await first.dispatch('resolveVariant', { sessionId: report.sessions[0].id, strategy: 'dag', params: {} }));
+    first.db.prepare("INSERT INTO runs(variant_id, started_at, status, params) VALUES (?, '2026-01-01T00:00:00Z', 'running', '{}')").run(variant.id);
+    await first.close();
+    const second = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
+    const runs = value<Array<{ status: string; error: string | null }>>(await second.dispatch('listRuns', { variantId: variant.id }));
+    expect(runs).toMatchObject([{ status: 'failed', error: 'interrupted: the process stopped during the run' }]);
+    await second.close();
+  });
+});
