@@ -1,0 +1,129 @@
+/**
+ * The engine with the `openai` summarizer against a real OpenAI-compatible HTTP server
+ * on 127.0.0.1 (test/helpers/fake-openai-server.ts), on the real spotter session:
+ * summaries as the server wrote them, the concurrency limit on the wire, the fallback
+ * tier when the server fails, and cancellation mid-pass leaving a consistent database.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DB } from '../../electron/store/db.js';
+import { importFiles } from '../../electron/import/index.js';
+import { runCompaction } from '../../electron/compaction/engine.js';
+import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
+import { listTurns } from '../../electron/store/turns.js';
+import { turnsToItems, itemsToSourceText } from '../../shared/summarize/items.js';
+import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
+import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+const PARAMS = { tokenBudget: 40000, leafChunkTokens: 8000 };
+
+let server: FakeOpenAiServer;
+let dir: string;
+let db: DB;
+let sessionId: number;
+beforeAll(async () => {
+  server = await startFakeOpenAiServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-engine-openai-'));
+  db = openDatabase(path.join(dir, 'studio.sqlite'));
+  sessionId = importFiles(db, [SPOTTER]).sessions[0].id;
+  server.requests.length = 0;
+  server.script([]);
+  server.setDefault({ kind: 'summary' });
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const openai = (extra: { maxRetries?: number; timeoutMs?: number } = {}) => ({ kind: 'openai' as const, baseURL: server.baseURL, model: 'fake-model', apiKey: 'test-key', maxRetries: extra.maxRetries ?? 0, timeoutMs: extra.timeoutMs ?? 10_000 });
+const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+describe('engine with the openai summarizer', () => {
+  it('writes the model summaries with model, prompt version and usage, keeping at most `concurrency` calls in flight', async () => {
+    server.setDefault({ kind: 'delay', ms: 30 });
+    const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai(), concurrency: 2 });
+    expect(result.status).toBe('completed');
+    expect(server.requests).toHaveLength(19);
+    expect(server.maxInFlight()).toBe(2);
+    expect(result.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tiersUsed: { normal: 19 } });
+    const usageIn = server.requests.reduce((n, r) => n + Math.ceil(r.rawBody.length / 4), 0);
+    expect(result.stats.tokensIn).toBe(usageIn);
+
+    const [variant] = listVariants(db, sessionId);
+    expect(variant.summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: 'openai-1' });
+    const summaries = listSummaries(db, result.variantId);
+    const answers = new Set(server.requests.map((r) => fakeSummaryOf(r.body)));
+    for (const s of summaries) {
+      expect(answers.has(s.text)).toBe(true);
+      expect(s).toMatchObject({ tier: 'normal', model: 'fake-model', promptVersion: 'openai-1' });
+    }
+    // the leaf prompts carry the turns, the condensation prompt the 18 leaf summaries
+    const condense = server.requests.filter((r) => r.body!.messages[0].content.includes('merge several consecutive summaries'));
+    expect(condense).toHaveLength(1);
+    expect(condense[0].body!.messages[1].content.split('summary: ').length - 1).toBe(18);
+  });
+
+  it('falls back to the extractive tier when every call fails, and never stores the source verbatim or empty', async () => {
+    server.setDefault({ kind: 'status', status: 500 });
+    const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai(), concurrency: 3 });
+    expect(result.status).toBe('completed');
+    expect(server.requests).toHaveLength(38); // normal + aggressive for each of 19 summaries, no client retries
+    expect(result.stats).toMatchObject({ summarizerCalls: 38, tiersUsed: { fallback: 19 } });
+    const turns = listTurns(db, sessionId);
+    for (const s of listSummaries(db, result.variantId)) {
+      expect(s.tier).toBe('fallback');
+      expect(s.model).toBe('extractive');
+      expect(s.text.trim().length).toBeGreaterThan(0);
+      if (s.kind === 'leaf') expect(s.text).not.toBe(itemsToSourceText(turnsToItems(turns.filter((t) => s.turnIds.includes(t.id)))));
+    }
+    // a re-run over the same spans (another variant) is served from the cache: no request
+    server.requests.length = 0;
+    const again = await runCompaction(db, { sessionId, strategy: 'dag', params: { ...PARAMS, maxCondenseDepth: 3 }, summarizer: openai() });
+    expect(again.stats).toMatchObject({ summarizerCalls: 0, cacheHits: 19 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an echoing server never gets its echo stored', async () => {
+    server.setDefault({ kind: 'echo' });
+    const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai() });
+    expect(result.stats).toMatchObject({ tiersUsed: { fallback: 19 } });
+    // (a leaf's text does appear inside the condensation's prompt, as its input: compare with what was echoed)
+    const echoes = new Set(server.requests.map((r) => transcriptOf(r.body)));
+    expect(echoes.size).toBe(19);
+    for (const s of listSummaries(db, result.variantId)) {
+      expect(echoes.has(s.text)).toBe(false);
+      expect(s.text.startsWith('[Extractive')).toBe(true);
+    }
+  });
+
+  it('cancelling mid-pass ends the run cancelled: no summary, no running run, turns unchanged', async () => {
+    const before = turnsDump(db);
+    server.setDefault({ kind: 'delay', ms: 150 });
+    const controller = new AbortController();
+    const pending = runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai(), concurrency: 2, signal: controller.signal });
+    await server.waitForRequests(3);
+    controller.abort();
+    const result = await pending;
+    expect(result).toMatchObject({ status: 'cancelled', error: 'cancelled' });
+    expect(server.requests.length).toBeLessThan(19);
+    expect(listRuns(db, result.variantId).map((r) => r.status)).toEqual(['cancelled']);
+    expect(count("runs WHERE status = 'running'")).toBe(0);
+    expect([count('summaries'), count('summary_sources')]).toEqual([0, 0]);
+    expect(turnsDump(db)).toBe(before);
+
+    // the retry completes; what the cancelled run was already answered comes from the cache
+    server.setDefault({ kind: 'summary' });
+    const retry = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai(), concurrency: 2 });
+    expect(retry.status).toBe('completed');
+    expect((retry.stats.cacheHits as number) + (retry.stats.summarizerCalls as number)).toBe(19);
+    expect(retry.stats.cacheHits as number).toBeGreaterThanOrEqual(1);
+  });
+});
