@@ -83,11 +83,15 @@ function bearerToken(req: http.IncomingMessage): string | null {
   return match ? match[1] : null;
 }
 
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} KB`;
+}
+
 /** Reads the body up to `limit` bytes; resolves null (and answers 413) when it is larger. */
 function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number): Promise<string | null> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   const tooLarge = () => {
-    transportError(res, 413, 'payload_too_large', `request body larger than ${Math.round(limit / (1024 * 1024))} MB`);
+    transportError(res, 413, 'payload_too_large', `request body larger than ${formatBytes(limit)}; import a file this large from the command line (compaction-studio import FILE --db …)`);
     // Stop reading the rest of an oversized upload.
     req.destroy();
   };
