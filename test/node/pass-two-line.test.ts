@@ -1,0 +1,222 @@
+/**
+ * The two-line pass through the real engine and store: background chunks between the
+ * lines, the model-free digest at the emergency line and its upgrade, the abandon when
+ * the history moves during the slow step, the turn-list fallback, and the scheduler's
+ * one task per session.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCompaction, type RunCompactionResult } from '../../electron/compaction/engine.js';
+import { TwoLineScheduler } from '../../electron/compaction/two-line-scheduler.js';
+import { withSessionLock } from '../../electron/compaction/locks.js';
+import { historyOf } from '../../electron/compaction/passes/two-line.js';
+import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
+import { getVariant, insertSummary, listExistingSummaries, listRuns, listSummaries, listVariants, setVariantState } from '../../electron/store/variants.js';
+import { countTokens } from '../../electron/tokenizer.js';
+import { planFor } from '../../shared/compaction/index.js';
+import type { SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import { buildReplay, validateMessages } from '../../shared/replay/index.js';
+import type { DB } from '../../electron/store/db.js';
+import { chatSession, insertSession, scriptedSummarizer, tempDb, turnsTableSnapshot } from './replay-fixtures.js';
+
+let cleanup: (() => void) | null = null;
+afterEach(() => {
+  cleanup?.();
+  cleanup = null;
+});
+function setup(): { db: DB; sessionId: number; total: number } {
+  const t = tempDb();
+  cleanup = t.cleanup;
+  const sessionId = insertSession(t.db, chatSession(40, 60)); // system + 80 turns
+  const total = listTurnMetas(t.db, sessionId).reduce((a, m) => a + m.tokenCount, 0);
+  return { db: t.db, sessionId, total };
+}
+/** A window that puts the session at `pct` pressure. */
+const windowAt = (total: number, pct: number) => Math.ceil(total / pct);
+const eventKinds = (db: DB, r: RunCompactionResult) => listRuns(db, r.variantId).find((x) => x.id === r.runId)!.events.map((e) => e.kind);
+
+/** A gate: summarizer calls wait on it until released. */
+function gate() {
+  let release!: () => void;
+  let arrived!: () => void;
+  const open = new Promise<void>((r) => (release = r));
+  const firstArrival = new Promise<void>((r) => (arrived = r));
+  return { wait: async () => { arrived(); await open; }, release: () => release(), firstArrival };
+}
+
+function replayOf(db: DB, sessionId: number, variantId: number) {
+  const v = getVariant(db, variantId)!;
+  return buildReplay({ strategy: 'two-line', turns: listTurns(db, sessionId), summaries: listSummaries(db, variantId), state: v.state, params: v.params, countTokens: (t) => countTokens(t) });
+}
+
+const BASE = { keepLast: 10, minBatch: 20, chunkChars: 4000 };
+
+describe('two-line pass', () => {
+  it('between the lines, summarizes the turns beyond the kept window in chunks', async () => {
+    const { db, sessionId, total } = setup();
+    const before = turnsTableSnapshot(db);
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const plan = planFor('two-line', { turns: listTurnMetas(db, sessionId), summaries: [], state: {}, params });
+    expect(plan.trigger.level).toBe('warning');
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params });
+    expect(r.status).toBe('completed');
+    expect(turnsTableSnapshot(db)).toBe(before);
+
+    const chunks = listSummaries(db, r.variantId);
+    expect(chunks.map((s) => [s.kind, s.firstPosition, s.lastPosition])).toEqual(plan.spans.map((s) => ['chunk', s.firstPosition, s.lastPosition]));
+    expect(chunks[0].firstPosition).toBe(1);
+    expect(chunks[chunks.length - 1].lastPosition).toBe(70);
+    expect(getVariant(db, r.variantId)!.state).toEqual({ coveredUntil: 71 });
+    expect(r.stats).toMatchObject({ level: 'warning', digestWritten: false, chunksCreated: plan.spans.length, turnsCompacted: 70, abandoned: false, summarizerCalls: plan.spans.length, cacheHits: 0 });
+    expect(eventKinds(db, r)).toEqual(['compaction_started', 'background_started', 'background_completed']);
+
+    const replay = replayOf(db, sessionId, r.variantId);
+    // The chunk summaries (user text) merge with the first kept turn, the user's turn 71.
+    expect(replay.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    const turn71 = listTurnMetas(db, sessionId)[71];
+    expect(replay.messages[1].parts).toEqual([...chunks.map((s) => ({ kind: 'summary', summaryId: s.id })), { kind: 'turn', turnId: turn71.id, position: 71 }]);
+    expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
+
+    // The pressure is now low: a second call changes nothing and calls nobody.
+    const again = await runCompaction(db, { sessionId, strategy: 'two-line', params });
+    expect(again).toMatchObject({ status: 'skipped' });
+    expect(again.stats).toMatchObject({ level: 'none', summarizerCalls: 0 });
+  });
+
+  it('at the emergency line, writes the model-free digest before any model call, then upgrades it', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
+    let liveAtFirstCall: string[] | null = null;
+    let variantId = 0;
+    const summarizer = scriptedSummarizer({
+      gate: async () => {
+        liveAtFirstCall ??= listSummaries(db, variantId).filter((s) => !s.compacted).map((s) => `${s.kind}:${s.tier}:${s.model}:${s.firstPosition}-${s.lastPosition}`);
+      },
+    });
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer, onRunStarted: (ids) => (variantId = ids.variantId) });
+    expect(r.status).toBe('completed');
+    expect(liveAtFirstCall).toEqual(['digest:digest:extractive:1-70']);
+
+    const all = listSummaries(db, r.variantId);
+    const digest = all.find((s) => s.kind === 'digest')!;
+    expect(digest).toMatchObject({ tier: 'digest', model: 'extractive', compacted: true, cacheHit: false, promptVersion: 'extractive-1' });
+    expect(digest.text.startsWith('[Extractive digest summary of 70 items')).toBe(true);
+    const chunks = all.filter((s) => s.kind === 'chunk');
+    expect(chunks.every((s) => !s.compacted && s.tier === 'normal' && s.model === 'gpt-4o-mini')).toBe(true);
+    expect(chunks.map((s) => s.turnIds).flat()).toEqual(digest.turnIds);
+    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, chunksCreated: chunks.length, turnsCompacted: 70, summarizerCalls: chunks.length });
+    expect(eventKinds(db, r)).toEqual(['compaction_started', 'digest_written', 'background_started', 'background_completed']);
+    const replay = replayOf(db, sessionId, r.variantId);
+    expect(replay.messages[1].parts?.slice(0, chunks.length)).toEqual(chunks.map((s) => ({ kind: 'summary', summaryId: s.id })));
+    expect(validateMessages(replay.messages, 'openai')).toEqual([]);
+  });
+
+  it('abandons its chunks when the history moves during the slow step, and the retry is free from the cache', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const g = gate();
+    const calls: SummarizeRequest[] = [];
+    const gated = scriptedSummarizer({ gate: g.wait, calls });
+    let variantId = 0;
+    const running = runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: gated, onRunStarted: (ids) => (variantId = ids.variantId) });
+    await g.firstArrival;
+
+    // Meanwhile another writer commits a digest of the same turns to the same variant.
+    const metas = listTurnMetas(db, sessionId);
+    const historyBefore = historyOf(metas, listExistingSummaries(db, variantId));
+    const digestId = await withSessionLock(sessionId, () =>
+      db.transaction(() => {
+        const id = insertSummary(db, { variantId, runId: null, kind: 'digest', depth: 0, text: 'digest written meanwhile', tokenCount: 4, tier: 'digest', model: 'extractive', promptVersion: 'extractive-1', cacheKey: null, cacheHit: false, firstPosition: 1, lastPosition: 70, turnIds: metas.slice(1, 71).map((m) => m.id) });
+        setVariantState(db, variantId, { coveredUntil: 71 });
+        return id;
+      })(),
+    );
+    expect(historyOf(metas, listExistingSummaries(db, variantId))).toEqual([`s${digestId}`, ...historyBefore.slice(70)]);
+    g.release();
+    const r = await running;
+
+    expect(r.status).toBe('skipped');
+    expect(r.stats).toMatchObject({ abandoned: true, chunksCreated: 0 });
+    const events = listRuns(db, variantId).find((x) => x.id === r.runId)!.events;
+    expect(events.map((e) => e.kind)).toEqual(['compaction_started', 'background_started', 'compaction_abandoned']);
+    expect(events[2].data).toMatchObject({ step: 'background', expected: historyBefore[0], found: `s${digestId}` });
+    expect(listSummaries(db, variantId).map((s) => [s.id, s.kind, s.compacted])).toEqual([[digestId, 'digest', false]]);
+    const chunkCalls = calls.length;
+    expect(chunkCalls).toBeGreaterThan(1);
+
+    // The retry upgrades the digest over the very same chunks: every one is a cache hit.
+    const retry = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ calls }) });
+    expect(retry).toMatchObject({ status: 'completed', variantId });
+    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls, summarizerCalls: 0, cacheHits: chunkCalls, abandoned: false });
+    expect(calls).toHaveLength(chunkCalls);
+  });
+
+  it('turns a chunk the model cannot summarize into a bounded list of its turns, never its text', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const summarizer = scriptedSummarizer({ fail: (req) => req.items.some((i) => i.text.startsWith('question 3:')) });
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer });
+    expect(r.status).toBe('completed');
+    const fallback = listSummaries(db, r.variantId).filter((s) => s.tier === 'fallback');
+    expect(fallback).toHaveLength(1);
+    const [f] = fallback;
+    expect(f.model).toBe('turn-list');
+    const turns = listTurns(db, sessionId, { from: f.firstPosition, to: f.lastPosition + 1 });
+    const lines = f.text.split('\n');
+    expect(lines[0]).toBe(`[Summary unavailable: the summarizer failed on turns ${f.firstPosition}-${f.lastPosition}; their list instead]`);
+    expect(lines).toHaveLength(turns.length + 1);
+    turns.forEach((t, i) => {
+      const full = (t.blocks[0] as { text: string }).text;
+      expect(full.length).toBeGreaterThan(80);
+      expect(lines[i + 1]).toBe(`- ${t.role}: ${full.slice(0, 80)}…`);
+      expect(f.text.includes(full)).toBe(false);
+    });
+    expect(r.stats).toMatchObject({ fallbackChunks: 1 });
+  });
+
+  it('reports the 50/80 fallback for a nonsense pair of lines', async () => {
+    const { db, sessionId, total } = setup();
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.6), warningPct: 95, emergencyPct: 90 } });
+    expect(r.stats).toMatchObject({ level: 'warning', warningPct: 50, emergencyPct: 80, linesFellBack: true });
+  });
+});
+
+describe('TwoLineScheduler', () => {
+  it('runs one task per session; requests during a run only mark one rerun', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const g = gate();
+    const scheduler = new TwoLineScheduler();
+    const started: string[] = [];
+    const task = (name: string, summarizer = scriptedSummarizer({ gate: g.wait })) => async () => {
+      started.push(name);
+      return runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer });
+    };
+    expect(scheduler.request(sessionId, task('a'))).toBe('started');
+    await g.firstArrival;
+    expect(scheduler.isRunning(sessionId)).toBe(true);
+    expect(scheduler.request(sessionId, task('b'))).toBe('rerun-marked');
+    expect(scheduler.request(sessionId, task('c'))).toBe('rerun-already-marked');
+    expect(scheduler.hasRerun(sessionId)).toBe(true);
+    expect(started).toEqual(['a']);
+    g.release();
+    await scheduler.whenIdle(sessionId);
+    expect(scheduler.isRunning(sessionId)).toBe(false);
+    // The first run did the work; the one rerun (the latest request) found nothing left.
+    expect(started).toEqual(['a', 'c']);
+    const [variant] = listVariants(db, sessionId);
+    const runs = listRuns(db, variant.id);
+    expect(runs.map((x) => x.status)).toEqual(['completed', 'skipped']);
+  });
+
+  it('keeps sessions independent and survives a failing task', async () => {
+    const errors: unknown[] = [];
+    const scheduler = new TwoLineScheduler((_, e) => errors.push(e));
+    const order: string[] = [];
+    expect(scheduler.request(1, async () => { order.push('1a'); throw new Error('boom'); })).toBe('started');
+    expect(scheduler.request(2, async () => { order.push('2a'); })).toBe('started');
+    expect(scheduler.request(1, async () => { order.push('1b'); })).toBe('rerun-marked');
+    await Promise.all([scheduler.whenIdle(1), scheduler.whenIdle(2)]);
+    expect(order).toEqual(['1a', '2a', '1b']);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['boom']);
+  });
+});
