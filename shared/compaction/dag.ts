@@ -78,7 +78,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unit: 'turns',
-    doc: 'The newest turns that are never summarized (moved earlier to keep tool cycles whole). Default 16 (issue 3; lossless-claw suggests 8-64).',
+    doc: 'The newest turns (by position, system turns included, as lossless-claw counts messages) that are never summarized; the tail grows earlier to keep a tool cycle whole. Default 16 (issue 3; lossless-claw suggests 8-64).',
   },
   {
     name: 'leafChunkTokens',
