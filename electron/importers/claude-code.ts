@@ -12,7 +12,8 @@
  *   skipped and counted in the session's metadata.skipped.
  * - compact_boundary + the next isCompactSummary user record = an external compaction;
  *   the summary record is not a turn.
- * - `{"type":"summary"}` records are titles.
+ * - `{"type":"summary"}` records are titles: of this session when their leafUuid is one
+ *   of its records, otherwise (summaries of earlier sessions) kept in metadata.summaries.
  * - isSidechain lines are subagent turns: in a session file they become child
  *   sessions (one per agent); an agent-*.jsonl file whose lines are all sidechain is
  *   itself the (child) session.
@@ -307,8 +308,11 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
   const main = buildTurns(mainNodes, ctx.fileName);
 
   const uuids = new Set(nodes.map((n) => n.uuid).filter((u): u is string => u !== null));
+  // A summary record titles the conversation whose leaf message it names (leafUuid), as
+  // Claude Code's /resume list does; summaries of other sessions (old files start with
+  // the summaries of the conversations they continue) are kept in metadata only.
   const ownTitles = titles.filter((t) => t.leafUuid !== null && uuids.has(t.leafUuid));
-  const title = (ownTitles.at(-1) ?? titles.at(-1))?.summary ?? opts.titleHint ?? (main.firstPrompt ? promptTitle(main.firstPrompt) : baseTitle(ctx.fileName));
+  const title = ownTitles.at(-1)?.summary ?? opts.titleHint ?? (main.firstPrompt ? promptTitle(main.firstPrompt) : (titles.at(-1)?.summary ?? baseTitle(ctx.fileName)));
   const agentId = agentFile ? (conversational.find((n) => n.agentId)?.agentId ?? null) : null;
 
   const session: ImportedSession = {
@@ -317,7 +321,7 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
     turns: main.turns,
     externalCompactions: main.externalCompactions,
     agentId,
-    metadata: { ...facts, skipped: main.skipped, models: main.models, ...(titles.length > 1 ? { summaryTitles: titles.length } : {}) },
+    metadata: { ...facts, skipped: main.skipped, models: main.models, ...(titles.length > 0 ? { summaries: [...new Set(titles.map((t) => t.summary))] } : {}) },
     children: agentFile ? [] : sidechainSessions(ordered, ctx),
   };
   return [session];
