@@ -21,6 +21,8 @@ export interface FileFacts {
 }
 
 function formatMb(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < MB) return `${Math.round(bytes / 1024)} KB`;
   return `${Math.round((bytes / MB) * 10) / 10} MB`;
 }
 
