@@ -15,6 +15,9 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   show: () => import('./show.js'),
   search: () => import('./search.js'),
   delete: () => import('./delete.js'),
+  plan: () => import('./plan.js'),
+  compact: () => import('./compact.js'),
+  variants: () => import('./variants.js'),
 };
 
 /** The command named `name`, or null when there is none. */

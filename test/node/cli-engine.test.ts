@@ -1,0 +1,172 @@
+/**
+ * The engine commands of the CLI (plan, compact, variants), run in-process through the
+ * real runner (electron/cli/run.ts) on a temporary database holding the real 306-turn
+ * spotter session, and against the fake OpenAI-compatible server for --summarizer openai.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../electron/cli/run.js';
+import { ProgressBar } from '../../electron/cli/commands/engine-args.js';
+import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { fakeSummaryOf, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+const SET = ['--set', 'tokenBudget=40000', '--set', 'leafChunkTokens=8000'];
+
+class Sink {
+  text = '';
+  constructor(readonly isTTY = false) {}
+  write(s: string) {
+    this.text += s;
+    return true;
+  }
+}
+
+let dir: string;
+let dbPath: string;
+async function cli(args: string[], opts: { stderrTTY?: boolean; stdoutTTY?: boolean; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) {
+  const stdout = new Sink(opts.stdoutTTY);
+  const stderr = new Sink(opts.stderrTTY);
+  const code = await runCli([...args, '--db', dbPath], { stdout, stderr, env: opts.env ?? {}, cwd: dir, signal: opts.signal });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cli-engine-'));
+  dbPath = path.join(dir, 'studio.db');
+  const r = await cli(['import', SPOTTER, '--json']);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).sessions[0]).toMatchObject({ id: 1, turns: 306, tokens: 140001 });
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('plan', () => {
+  it('prints the trigger, boundaries, spans and projected DAG as one JSON document', async () => {
+    const r = await cli(['plan', '1', '--strategy', 'dag', ...SET, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const plan = JSON.parse(r.stdout);
+    expect(plan).toMatchObject({ sessionId: 1, strategy: 'dag', variantId: null, trigger: { compact: true }, tokensBefore: 140001 });
+    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1 });
+    expect(plan.boundaries[0]).toMatchObject({ kind: 'fresh-tail', position: 289 });
+    expect(plan.spans).toHaveLength(18);
+    expect(plan.spans[0]).toMatchObject({ id: 'p0', purpose: 'leaf', firstPosition: 0, lastPosition: 4 });
+    expect(plan.condense).toHaveLength(1);
+    expect(plan.dag.nodes).toHaveLength(19);
+    expect(plan.dag.edges).toHaveLength(18);
+  });
+
+  it('a human-readable plan names the trigger and every span', async () => {
+    const r = await cli(['plan', '1', '--strategy', 'dag', ...SET]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('Plan for session 1 (306 turns, 140001 tokens), strategy dag, new variant');
+    expect(lines[2]).toBe('  trigger: compact: context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
+    expect(lines.filter((l) => l.startsWith('  span '))).toHaveLength(18);
+  });
+});
+
+describe('compact', () => {
+  it('prints {variantId, runId, status, stats} with the engine counters; a re-run makes zero summarizer calls', async () => {
+    const first = await cli(['compact', '1', '--strategy', 'dag', ...SET, '--json']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe(''); // --json to a pipe: no progress bar
+    const out = JSON.parse(first.stdout);
+    expect(Object.keys(out)).toEqual(['variantId', 'runId', 'status', 'stats']);
+    expect(out).toMatchObject({ variantId: 1, runId: 1, status: 'completed' });
+    expect(out.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tokensBefore: 139992, leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 } });
+    expect(out.stats.tokensAfter).toBeLessThan(6000);
+
+    const second = JSON.parse((await cli(['compact', '1', '--strategy', 'dag', ...SET, '--json'])).stdout);
+    expect(second).toMatchObject({ variantId: 1, runId: 2, status: 'skipped' });
+    expect(second.stats).toMatchObject({ summarizerCalls: 0, cacheHits: 0, tokensBefore: out.stats.tokensAfter, tokensAfter: out.stats.tokensAfter });
+
+    const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
+    expect(variants.variants).toHaveLength(1);
+    expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-1' }, lastRun: { id: 2, status: 'skipped' } });
+  });
+
+  it('bad parameters and strategies are errors on stderr with an exit code, stdout stays empty', async () => {
+    const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=-3']);
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be between 0 and/);
+    const badJson = await cli(['compact', '1', '--strategy', 'dag', '--set', 'oops=1', '--json']);
+    expect(badJson).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth)" } });
+    const strategy = await cli(['compact', '1', '--strategy', 'nope']);
+    expect(strategy.code).toBe(2);
+    expect(strategy.stderr).toContain('unknown strategy "nope"');
+    const missing = await cli(['compact', '7', '--strategy', 'dag']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no session with id 7');
+    const malformed = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--set expects KEY=VALUE, got "freshTailCount"');
+    const model = await cli(['compact', '1', '--strategy', 'dag', '--model', 'x']);
+    expect(model.code).toBe(2);
+  });
+
+  it('a cancelled pass (Ctrl-C) exits 130 and records the run as cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = await cli(['compact', '1', '--strategy', 'dag', ...SET], { signal: controller.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('run 1 cancelled: nothing was written');
+    const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
+    expect(variants.variants[0]).toMatchObject({ summaries: 0, lastRun: { status: 'cancelled' } });
+  });
+});
+
+describe('compact --summarizer openai', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('summarizes through the given base URL and model, and draws a progress bar on a terminal for a pass over a second', async () => {
+    server.setDefault({ kind: 'delay', ms: 90 });
+    const r = await cli(['compact', '1', '--strategy', 'dag', ...SET, '--summarizer', 'openai', '--base-url', server.baseURL, '--model', 'fake-model', '--concurrency', '1'], { stderrTTY: true, env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(19);
+    expect(server.maxInFlight()).toBe(1);
+    expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
+    expect(server.requests.every((q) => q.body!.model === 'fake-model')).toBe(true);
+    expect(r.stdout.split('\n')[0]).toBe('Run 1 of variant 1 (dag): completed — context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
+    expect(r.stdout).toContain('  summarizer calls: 19, cache hits: 0');
+    // the bar starts after a second and ends at 19/19 on its own line
+    expect(r.stderr).toMatch(/\r\[#+-*\] +\d+%  \d+\/19 summaries/);
+    expect(r.stderr).toContain('] 100%  19/19 summaries');
+    expect(r.stderr.endsWith('\n')).toBe(true);
+
+    const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
+    expect(variants.variants[0].summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: 'openai-1' });
+    expect(fakeSummaryOf(server.requests[0].body).startsWith('Summary ')).toBe(true);
+  });
+});
+
+describe('progress bar', () => {
+  it('is silent before the delay and for --json to a pipe; prints quarter lines on a non-terminal', () => {
+    const pipe = new Sink(false);
+    const json = new ProgressBar(pipe, { jsonMode: true, stdoutIsTTY: false, delayMs: 0 });
+    json.update({ done: 1, total: 4, tokens: 10 });
+    expect(pipe.text).toBe('');
+    const early = new ProgressBar(pipe, { jsonMode: false, stdoutIsTTY: false, delayMs: 60_000 });
+    early.update({ done: 1, total: 4, tokens: 10 });
+    expect(pipe.text).toBe('');
+    const lines = new ProgressBar(pipe, { jsonMode: false, stdoutIsTTY: false, delayMs: 0 });
+    for (let d = 0; d <= 8; d++) lines.update({ done: d, total: 8, tokens: d * 100 });
+    lines.finish();
+    expect(pipe.text.trim().split('\n')).toEqual([
+      'progress: 0/8 summaries (0%), 0 tokens',
+      'progress: 2/8 summaries (25%), 200 tokens',
+      'progress: 4/8 summaries (50%), 400 tokens',
+      'progress: 6/8 summaries (75%), 600 tokens',
+      'progress: 8/8 summaries (100%), 800 tokens',
+    ]);
+  });
+});
