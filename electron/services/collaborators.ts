@@ -1,6 +1,6 @@
 /**
  * The seams between the service layer and the modules other parts of the app own
- * (importers, demo session, compaction engine, replay, export, summarizers). The
+ * (importers, the demo session, replay, export; the engine is called from pass-job.ts). The
  * service calls only these functions, so wiring a module in is a change to this file.
  */
 import type { DB } from '../store/db.js';
@@ -9,16 +9,14 @@ import { listTurns } from '../store/turns.js';
 import { getVariant, listSummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
 import { StudioError, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
+import { exportVariant } from '../../shared/export/index.js';
 import { buildReplay } from '../../shared/replay/index.js';
+import { ensureDemoSession } from '../demo.js';
 import { importFiles, importText } from '../import/index.js';
 
 export interface ImportOptions {
   format?: string;
   tokenizer: TokenizerName;
-}
-
-function notYet(what: string): never {
-  throw new StudioError('internal', `${what} is not available in this build yet`);
 }
 
 /** One transaction; ImportError (file, line, what was expected) leaves the store as it was. */
@@ -30,9 +28,9 @@ export async function importPathsIntoStore(db: DB, paths: string[], opts: Import
   return importFiles(db, paths, opts);
 }
 
-/** Imports the bundled demo session on the first start; returns whether it imported. */
-export async function ensureDemo(_db: DB, _resourcesDir: string): Promise<boolean> {
-  return false;
+/** Imports the bundled demo session on the first start (once per database); returns whether it imported. */
+export async function ensureDemo(db: DB, resourcesDir: string): Promise<boolean> {
+  return ensureDemoSession(db, resourcesDir).imported;
 }
 
 /** The message list the model would receive for a variant (the shared buildReplay over the stored data). */
@@ -59,6 +57,16 @@ export function replayFor(db: DB, variantId: number): Replay {
   return { variantId, messages: result.messages, totalTokens: result.totalTokens };
 }
 
-export function exportFor(_db: DB, _variantId: number, _format: ExportFormat): { fileName: string; mimeType: string; content: string } {
-  return notYet('export');
+/** A variant's replay as a file in one of the export formats (the shared exportVariant). */
+export function exportFor(db: DB, variantId: number, format: ExportFormat): { fileName: string; mimeType: string; content: string } {
+  const variant = getVariant(db, variantId);
+  if (!variant) throw new StudioError('not_found', `variant ${variantId} does not exist`);
+  const session = getSession(db, variant.sessionId);
+  if (!session) throw new StudioError('not_found', `session ${variant.sessionId} does not exist`);
+  return exportVariant(format, {
+    session: { id: session.id, title: session.title, format: session.format, sourceFile: session.sourceFile, tokenizer: session.tokenizer },
+    replay: replayFor(db, variantId),
+    summaries: listSummaries(db, variantId),
+    variant: { id: variant.id, strategy: variant.strategy, params: variant.params },
+  });
 }

@@ -134,6 +134,20 @@ describe('importing through the service', () => {
     expect(replay.totalTokens).toBeLessThan(140001);
   });
 
+  it('exports the variant the window shows, carrying its live summaries, and leaves saving to the window in browser mode', async () => {
+    const variant = value<{ id: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
+    const file = value<{ fileName: string; mimeType: string; content: string }>(await service.dispatch('exportVariant', { variantId: variant.id, format: 'openai' }));
+    expect([file.fileName, file.mimeType]).toEqual([`implement-spotter-gqc-dag-v${variant.id}.openai.json`, 'application/json']);
+    const exported = JSON.parse(file.content) as { messages: Array<{ role: string }> };
+    const replay = value<{ messages: unknown[] }>(await service.dispatch('replay', { variantId: variant.id }));
+    expect(exported.messages.length).toBeGreaterThanOrEqual(replay.messages.length);
+    const live = value<Array<{ text: string; compacted: boolean }>>(await service.dispatch('listSummaries', { variantId: variant.id })).filter((x) => !x.compacted);
+    expect(live.length).toBeGreaterThan(0);
+    for (const summary of live) expect(file.content).toContain(JSON.stringify(summary.text).slice(1, -1));
+    // No native dialog without Electron: the window downloads the content itself.
+    expect(value(await service.dispatch('saveExport', { fileName: file.fileName, content: file.content }))).toEqual({ savedTo: null });
+  });
+
   it('accepts the next pass as soon as the previous one reported completion; with nothing new it skips without a summarizer call', async () => {
     const { runId } = value<{ runId: number }>(await service.dispatch('startCompaction', { sessionId: spotterId, strategy: 'dag', params: {}, force: true }));
     const done = await finished(runId);
@@ -223,6 +237,21 @@ describe('the API key', () => {
 });
 
 describe('starting the service', () => {
+  it('imports the bundled demo session on the first start only, and not again after the user deleted it', async () => {
+    const dbPath = path.join(dir, 'demo.db');
+    const resourcesDir = path.join(ROOT, 'resources');
+    const first = await createStudioService({ dbPath, resourcesDir, secrets: memorySecretStore({}) });
+    const sessions = value<Array<{ id: number; sourceFile: string; format: string; turns: number; tokens: number; toolCalls: number }>>(await first.dispatch('listSessions', {}));
+    expect(sessions.map(({ sourceFile, format, turns, tokens, toolCalls }) => ({ sourceFile, format, turns, tokens, toolCalls }))).toEqual([
+      { sourceFile: 'spotter__subagent.jsonl', format: 'claude-code', turns: 26, tokens: 12799, toolCalls: 16 },
+    ]);
+    expect(value(await first.dispatch('deleteSession', { sessionId: sessions[0].id }))).toEqual({ deleted: true });
+    await first.close();
+    const second = await createStudioService({ dbPath, resourcesDir, secrets: memorySecretStore({}) });
+    expect(value(await second.dispatch('listSessions', {}))).toEqual([]);
+    await second.close();
+  });
+
   it('marks runs left running by a killed process as failed', async () => {
     const dbPath = path.join(dir, 'stale.db');
     const first = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
