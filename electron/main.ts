@@ -30,7 +30,7 @@ if (process.env.COMPACTION_STUDIO_USER_DATA) app.setPath('userData', process.env
 
 // Must happen before 'ready': `standard` gives app://studio/ real origins and relative
 // URLs, `secure` makes it a secure context like https.
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } }]);
 
 const trustedWebContents = new Set<number>();
 let service: StudioService | null = null;
