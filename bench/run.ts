@@ -1,0 +1,146 @@
+/**
+ * `npm run bench`: every benchmark of the project in one run (not part of `npm test`).
+ *
+ *   import     bench/import.ts    benchImport({ turns: 1,000,000 })  (issue 2)
+ *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
+ *   pass       bench/pass.ts      benchPass({ turns: 100,000 })     a full extractive dag pass
+ *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
+ *
+ * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
+ *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
+ *    "pass":{"dag":{"turns","turnsPerSecond"}},"tokenizer":{"tokensPerSecond","ratioToTiktoken"}}
+ * `--quick` scales every part down for a smoke test; `--only import,plan,...` runs a
+ * subset. A part whose module is missing or throws is reported as {"error": "..."}
+ * under its key (and on stderr), never silently left out; the exit code is then 1.
+ */
+import { pathToFileURL } from 'node:url';
+
+type Part = 'import' | 'plan' | 'pass' | 'tokenizer';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'tokenizer'];
+
+interface Sizes {
+  importTurns: number;
+  planTurns: number;
+  planRuns: number;
+  passTurns: number;
+  tokenizerChars: number;
+}
+
+const FULL: Sizes = { importTurns: 1_000_000, planTurns: 100_000, planRuns: 50, passTurns: 100_000, tokenizerChars: 8_000_000 };
+const QUICK: Sizes = { importTurns: 20_000, planTurns: 10_000, planRuns: 10, passTurns: 5_000, tokenizerChars: 500_000 };
+
+type Json = Record<string, unknown>;
+
+/** Loads a bench module by path; a missing file or export becomes a clear error, not a crash. */
+async function load<T>(file: string, exportName: string): Promise<T> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(file)) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`${file} could not be loaded (${(e as Error).message.split('\n')[0]})`);
+  }
+  const fn = mod[exportName];
+  if (typeof fn !== 'function') throw new Error(`${file} does not export ${exportName}()`);
+  return fn as T;
+}
+
+async function runPart(part: Part, sizes: Sizes): Promise<Json> {
+  switch (part) {
+    case 'import': {
+      const benchImport = await load<(o: { turns: number }) => Promise<Json>>('./import.js', 'benchImport');
+      return benchImport({ turns: sizes.importTurns });
+    }
+    case 'plan': {
+      const benchPlans = await load<(o: { turns: number; runs?: number }) => Json>('./plan.js', 'benchPlans');
+      return benchPlans({ turns: sizes.planTurns, runs: sizes.planRuns });
+    }
+    case 'pass': {
+      const benchPass = await load<(o: { turns: number }) => Promise<Json>>('./pass.js', 'benchPass');
+      return { dag: await benchPass({ turns: sizes.passTurns }) };
+    }
+    case 'tokenizer': {
+      const benchTokenizer = await load<(o: { chars: number }) => Json>('./tokenizer.js', 'benchTokenizer');
+      return benchTokenizer({ chars: sizes.tokenizerChars });
+    }
+    default: {
+      const _exhaustive: never = part;
+      return _exhaustive;
+    }
+  }
+}
+
+const fmt = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n ?? '-'));
+
+function printHuman(results: Partial<Record<Part, Json>>): void {
+  const out: string[] = [];
+  const imp = results.import;
+  if (imp) {
+    out.push('Import (generated transcript through the real importer)');
+    if (imp.error) out.push(`  error: ${imp.error}`);
+    else out.push(`  ${fmt(imp.turns)} turns: ${fmt(imp.turnsPerSecond)} turns/s, ratio to raw insert ${fmt(imp.ratioToRawInsert)}, peak RSS ${fmt(imp.peakRssMb)} MB`);
+  }
+  const plan = results.plan;
+  if (plan) {
+    out.push('', 'Plan time per strategy (target: median <= 16 ms)');
+    if (plan.error) out.push(`  error: ${plan.error}`);
+    else {
+      out.push(`  ${'strategy'.padEnd(12)} ${'turns'.padStart(8)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(9)}`);
+      for (const [name, r] of Object.entries(plan) as Array<[string, Json]>) {
+        out.push(r.error ? `  ${name.padEnd(12)} error: ${r.error}` : `  ${name.padEnd(12)} ${fmt(r.turns).padStart(8)} ${Number(r.medianMs).toFixed(3).padStart(10)} ${Number(r.p95Ms).toFixed(3).padStart(9)}${Number(r.medianMs) > 16 ? '  over one frame' : ''}`);
+      }
+    }
+  }
+  const pass = results.pass;
+  if (pass) {
+    out.push('', 'Full extractive dag pass');
+    const dag = (pass.dag ?? pass) as Json;
+    if (dag.error) out.push(`  error: ${dag.error}`);
+    else out.push(`  ${fmt(dag.turns)} turns (${fmt(dag.sessionTokens)} tokens) in ${fmt(dag.passMs)} ms: ${fmt(dag.turnsPerSecond)} turns/s, ${fmt(dag.summarizerCalls)} summarizer calls`);
+  }
+  const tok = results.tokenizer;
+  if (tok) {
+    out.push('', 'Tokenizer (o200k_base, same text)');
+    if (tok.error) out.push(`  error: ${tok.error}`);
+    else out.push(`  gpt-tokenizer ${fmt(tok.tokensPerSecond)} tokens/s, tiktoken ${fmt(tok.tiktokenTokensPerSecond)} tokens/s: ratio ${fmt(tok.ratioToTiktoken)}${tok.countsMatch ? ', identical counts' : ', COUNTS DIFFER'}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+export async function runBenchmarks(argv: readonly string[]): Promise<{ results: Partial<Record<Part, Json>>; failed: boolean }> {
+  const sizes = argv.includes('--quick') ? QUICK : FULL;
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').filter(Boolean) : null;
+  const unknown = only?.filter((p) => !(PARTS as readonly string[]).includes(p)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown benchmark part(s): ${unknown.join(', ')} (parts: ${PARTS.join(', ')})`);
+  const results: Partial<Record<Part, Json>> = {};
+  let failed = false;
+  for (const part of PARTS) {
+    if (only && !only.includes(part)) continue;
+    process.stderr.write(`bench: ${part}...\n`);
+    try {
+      results[part] = await runPart(part, sizes);
+      const nested = part === 'pass' ? (results[part]!.dag as Json) : results[part]!;
+      if (nested?.error) failed = true;
+    } catch (e) {
+      failed = true;
+      const message = e instanceof Error ? e.message : String(e);
+      results[part] = { error: message };
+      process.stderr.write(`bench: ${part} failed: ${message}\n`);
+    }
+  }
+  return { results, failed };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { results, failed } = await runBenchmarks(argv);
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(results)}\n`);
+  else printHuman(results);
+  process.exitCode = failed ? 1 : 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((e: unknown) => {
+    process.stderr.write(`bench: ${(e as Error).message}\n`);
+    process.exitCode = 2;
+  });
+}
