@@ -151,7 +151,7 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
   let summaryTokens = 0;
   for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
-  const tokensBefore = ix.tokenPrefix[n] - coveredTokens + summaryTokens;
+  const tokensBefore = ix.totalTokens - coveredTokens + summaryTokens;
   const threshold = params.tokenBudget * params.contextThreshold;
   const shouldCompact = tokensBefore > threshold;
 

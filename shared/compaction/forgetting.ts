@@ -93,7 +93,7 @@ export function planForgetting(input: PlanInput<ForgettingParams>): Plan<Forgett
   const n = ix.count;
   const existing = mergeIntervals(state.droppedRanges ?? []);
   const viewLength = ix.convCountPrefix[n] - convCountInRanges(ix, existing);
-  const tokensBefore = ix.tokenPrefix[n] - convTokensInRanges(ix, existing);
+  const tokensBefore = ix.totalTokens - convTokensInRanges(ix, existing);
 
   let span: PlanSpan | null = null;
   let reason: string;

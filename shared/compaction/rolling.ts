@@ -80,7 +80,7 @@ export function planRolling(input: PlanInput<RollingParams>): Plan<RollingParams
   const uncompactedChars = convCharsIn(ix, pointerPos, n);
   const total = summaryChars + uncompactedChars;
   const target = Math.floor((total * pctValue) / 100);
-  const systemTokens = ix.tokenPrefix[n] - ix.convTokenPrefix[n];
+  const systemTokens = ix.totalTokens - ix.convTokenPrefix[n];
   const tokensBefore = systemTokens + summaryTokens + convTokensIn(ix, pointerPos, n);
 
   const boundaries: PlanBoundary[] = [{ kind: 'pointer', position: pointerPos, label: `pointer: ${pointer} turns summarized` }];

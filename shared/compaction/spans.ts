@@ -24,9 +24,13 @@ import type { PlanSpan } from './types.js';
 /** Precomputed per-plan arrays. All prefix arrays have length count + 1; [i] covers turns [0, i). */
 export interface SpanIndex {
   readonly count: number;
-  /** Tokens of all turns (system included). */
-  readonly tokenPrefix: Float64Array;
+  /** Tokens of all turns (system included); = tokenPrefix[count] without building the array. */
+  readonly totalTokens: number;
   /** Characters of all turns (system included). */
+  readonly totalChars: number;
+  /** Tokens of all turns (system included). Built on first access: most planners need only totalTokens. */
+  readonly tokenPrefix: Float64Array;
+  /** Characters of all turns (system included). Built on first access. */
   readonly charPrefix: Float64Array;
   /** Tokens of conversation (non-system) turns only. */
   readonly convTokenPrefix: Float64Array;
@@ -40,25 +44,39 @@ export interface SpanIndex {
   readonly safeAtOrAfter: Int32Array;
 }
 
+/** Prefix sums over every turn of one count field. */
+function allTurnsPrefix(turns: readonly TurnMeta[], field: 'tokenCount' | 'charCount'): Float64Array {
+  const prefix = new Float64Array(turns.length + 1);
+  for (let i = 0; i < turns.length; i++) prefix[i + 1] = prefix[i] + turns[i][field];
+  return prefix;
+}
+
 /**
  * Builds the index for one plan. `turns[i].position` must equal i (the store and
  * `turnMetasOf` guarantee it); cycleStart values are clamped into [0, position].
+ * Cost: two passes and five typed arrays; the all-turn prefix arrays are built only if
+ * a planner reads them (a plan on 100,000 turns allocates what it uses, nothing more).
  */
 export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   const n = turns.length;
-  const tokenPrefix = new Float64Array(n + 1);
-  const charPrefix = new Float64Array(n + 1);
   const convTokenPrefix = new Float64Array(n + 1);
   const convCharPrefix = new Float64Array(n + 1);
   const convCountPrefix = new Int32Array(n + 1);
+  let totalTokens = 0;
+  let totalChars = 0;
   for (let i = 0; i < n; i++) {
     const t = turns[i];
-    const conv = t.role !== 'system';
-    tokenPrefix[i + 1] = tokenPrefix[i] + t.tokenCount;
-    charPrefix[i + 1] = charPrefix[i] + t.charCount;
-    convTokenPrefix[i + 1] = convTokenPrefix[i] + (conv ? t.tokenCount : 0);
-    convCharPrefix[i + 1] = convCharPrefix[i] + (conv ? t.charCount : 0);
-    convCountPrefix[i + 1] = convCountPrefix[i] + (conv ? 1 : 0);
+    totalTokens += t.tokenCount;
+    totalChars += t.charCount;
+    if (t.role !== 'system') {
+      convTokenPrefix[i + 1] = convTokenPrefix[i] + t.tokenCount;
+      convCharPrefix[i + 1] = convCharPrefix[i] + t.charCount;
+      convCountPrefix[i + 1] = convCountPrefix[i] + 1;
+    } else {
+      convTokenPrefix[i + 1] = convTokenPrefix[i];
+      convCharPrefix[i + 1] = convCharPrefix[i];
+      convCountPrefix[i + 1] = convCountPrefix[i];
+    }
   }
   // One backward pass: running suffix minimum of cycleStart decides safety of each cut,
   // and the nearest safe cut at or after b falls out of the same pass.
@@ -72,7 +90,24 @@ export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   }
   const safeAtOrBefore = new Int32Array(n + 1);
   for (let b = 0; b <= n; b++) safeAtOrBefore[b] = safeAtOrAfter[b] === b ? b : safeAtOrBefore[b - 1];
-  return { count: n, tokenPrefix, charPrefix, convTokenPrefix, convCharPrefix, convCountPrefix, safeAtOrBefore, safeAtOrAfter };
+  let tokenPrefix: Float64Array | null = null;
+  let charPrefix: Float64Array | null = null;
+  return {
+    count: n,
+    totalTokens,
+    totalChars,
+    get tokenPrefix() {
+      return (tokenPrefix ??= allTurnsPrefix(turns, 'tokenCount'));
+    },
+    get charPrefix() {
+      return (charPrefix ??= allTurnsPrefix(turns, 'charCount'));
+    },
+    convTokenPrefix,
+    convCharPrefix,
+    convCountPrefix,
+    safeAtOrBefore,
+    safeAtOrAfter,
+  };
 }
 
 /** True iff cutting before position b separates no tool_use from its tool_result. */

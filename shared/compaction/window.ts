@@ -54,7 +54,7 @@ export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
   const ix = buildSpanIndex(turns);
   const n = ix.count;
   const convTotal = ix.convCountPrefix[n];
-  const tokensBefore = ix.tokenPrefix[n];
+  const tokensBefore = ix.totalTokens;
 
   let spans: PlanSpan[] = [];
   let reason: string;
