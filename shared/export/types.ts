@@ -26,8 +26,9 @@ export type { ExportFormat };
 /** `Compaction Studio session` -> `compaction-studio-session` (at most 60 characters; 'session' when nothing is left). */
 export function slug(title: string): string {
   const s = title
-    .toLowerCase()
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '') // accents go, their letters stay
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)

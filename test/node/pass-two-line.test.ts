@@ -5,7 +5,8 @@
  * one task per session.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCompaction, type RunCompactionResult } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction, type RunCompactionResult } from '../../electron/compaction/engine.js';
+import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
 import { TwoLineScheduler } from '../../electron/compaction/two-line-scheduler.js';
 import { withSessionLock } from '../../electron/compaction/locks.js';
 import { historyOf } from '../../electron/compaction/passes/two-line.js';
@@ -218,5 +219,41 @@ describe('TwoLineScheduler', () => {
     await Promise.all([scheduler.whenIdle(1), scheduler.whenIdle(2)]);
     expect(order).toEqual(['1a', '2a', '1b']);
     expect(errors.map((e) => (e as Error).message)).toEqual(['boom']);
+  });
+});
+
+describe('two-line on the real spotter 258c7280 session (306 turns, 140,001 tokens)', () => {
+  it('sits between the lines with the defaults and summarizes the 265 turns beyond the kept window in 24 chunks', async () => {
+    const f = fixtureDb();
+    try {
+      const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+      const plan = planSession(f.db, { sessionId: s.id, strategy: 'two-line', params: {} });
+      expect(plan.trigger).toEqual({ compact: true, level: 'warning', pressure: 140001 / 200000, reason: 'pressure 70.0% of 200,000 tokens, lines 50/80%: warning, background pass (265 pending turns)' });
+      expect(plan.boundaries).toEqual([
+        { kind: 'kept-window', position: 265, label: 'last 40 turns kept' },
+        { kind: 'warning', position: 169, label: 'warning line: 50% of 200,000 tokens' },
+      ]);
+      expect(plan.spans).toHaveLength(24);
+      // A tool cycle with a 54,188-character result stays whole: a chunk of its own past chunkChars.
+      expect(plan.spans.slice(0, 3).map((x) => [x.firstPosition, x.lastPosition, x.chars])).toEqual([[0, 4, 16349], [5, 6, 54188], [7, 22, 14748]]);
+      expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 35465]);
+
+      const before = turnsDump(f.db);
+      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'two-line', params: {} });
+      expect(r.status).toBe('completed');
+      expect(turnsDump(f.db)).toBe(before);
+      expect(r.stats).toMatchObject({ chunksCreated: 24, turnsCompacted: 265, digestWritten: false, abandoned: false });
+      const chunks = listSummaries(f.db, r.variantId);
+      expect(chunks.map((c) => [c.firstPosition, c.lastPosition])).toEqual(plan.spans.map((x) => [x.firstPosition, x.lastPosition]));
+      expect(getVariant(f.db, r.variantId)!.state).toEqual({ coveredUntil: 265 });
+      const replay = replayOf(f.db, s.id, r.variantId);
+      expect(validateMessages(replay.messages, 'openai')).toEqual([]);
+      expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
+      // The kept window is whole in the replay.
+      const shown = replay.messages.flatMap((m) => (m.parts ?? [m.origin]).flatMap((o) => (o.kind === 'turn' ? [o.position] : [])));
+      expect(shown).toEqual(Array.from({ length: 41 }, (_, i) => 265 + i));
+    } finally {
+      f.close();
+    }
   });
 });

@@ -4,7 +4,8 @@
  * cap, no_valid_boundary, the truncation fallback and a summarizer failure below the cap.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCompaction, resolveVariantFor } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction, resolveVariantFor } from '../../electron/compaction/engine.js';
+import { fixtureDb, sessionBySource, splitCycles, turnsDump } from '../helpers/fixture-sessions.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries, setVariantState } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
@@ -191,5 +192,46 @@ describe('watermark pass', () => {
     ]);
     expect(listSummaries(db, r.variantId)).toEqual([]);
     expect(getVariant(db, r.variantId)!.state).toEqual({});
+  });
+});
+
+describe('watermark on real fixture sessions', () => {
+  it('spotter 258c7280 (306 turns, 140,001 tokens): the hard cap compacts 301 turns into one summary', async () => {
+    const f = fixtureDb();
+    try {
+      const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+      const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: {} });
+      expect(plan.trigger).toEqual({ compact: true, level: 'hard', pressure: 139812 / 80000, reason: 'pending 139,812 tokens >= hard cap 80,000; watermark 0 -> 301' });
+      expect(plan.spans.map((x) => [x.firstPosition, x.lastPosition, x.turnIds.length, x.tokens])).toEqual([[0, 300, 301, 139812]]);
+      expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 2189]);
+
+      const before = turnsDump(f.db);
+      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'watermark', params: {} });
+      expect(r.status).toBe('completed');
+      expect(turnsDump(f.db)).toBe(before);
+      const [sum] = listSummaries(f.db, r.variantId);
+      expect(sum).toMatchObject({ kind: 'watermark', firstPosition: 0, lastPosition: 300 });
+      expect(sum.turnIds).toHaveLength(301);
+      const replay = replayOf(f.db, s.id, r.variantId);
+      // summary, then the 5 preserved turns (301 is the assistant's: no glue needed)
+      expect(replay.messages.map((m) => (m.parts ?? [m.origin]).map((o) => (o.kind === 'turn' ? o.position : o.kind)))).toEqual([['summary'], [301], [302], [303], [304], [305]]);
+      expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
+    } finally {
+      f.close();
+    }
+  });
+
+  it('SWE-agent marshmallow: the watermark moves back one turn to keep a tool cycle whole', () => {
+    const f = fixtureDb();
+    try {
+      const s = sessionBySource(f, 'marshmallow');
+      const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: { softThresholdTokens: 0, preserveRecentTurns: 3 } });
+      expect(plan.boundaries.map((b) => [b.kind, b.position])).toEqual([['prefix-end', 1], ['watermark', 24], ['preserved-tail', 25]]);
+      expect(plan.trigger.reason).toBe('pending 7,256 tokens >= soft threshold 0, $0.0000 of the $0.20 budget spent; watermark 1 -> 24 (moved back 1 turn(s) to keep a tool cycle whole)');
+      expect(plan.spans.map((x) => [x.firstPosition, x.lastPosition, x.tokens])).toEqual([[1, 23, 7214]]);
+      expect(splitCycles(f.db, s.id, new Set(Array.from({ length: 23 }, (_, i) => i + 1)))).toEqual([]);
+    } finally {
+      f.close();
+    }
   });
 });
