@@ -116,11 +116,20 @@ function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: nu
       }
       chunks.push(chunk);
     });
+    let ended = false;
     req.on('end', () => {
+      ended = true;
       if (!aborted) resolve(Buffer.concat(chunks).toString('utf8'));
     });
     req.on('error', (err) => {
       if (!aborted) reject(err);
+    });
+    // The client went away mid-upload: nobody to answer, drop what was read.
+    req.on('close', () => {
+      if (!ended && !aborted) {
+        aborted = true;
+        resolve(null);
+      }
     });
   });
 }
