@@ -54,14 +54,20 @@ function allTurnsPrefix(turns: readonly TurnMeta[], field: 'tokenCount' | 'charC
 /**
  * Builds the index for one plan. `turns[i].position` must equal i (the store and
  * `turnMetasOf` guarantee it); cycleStart values are clamped into [0, position].
- * Cost: two passes and five typed arrays; the all-turn prefix arrays are built only if
+ * Cost: three passes and five typed arrays over one buffer; the all-turn prefix arrays are built only if
  * a planner reads them (a plan on 100,000 turns allocates what it uses, nothing more).
  */
 export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   const n = turns.length;
-  const convTokenPrefix = new Float64Array(n + 1);
-  const convCharPrefix = new Float64Array(n + 1);
-  const convCountPrefix = new Int32Array(n + 1);
+  // One backing buffer for the five arrays: one large allocation instead of five is
+  // markedly cheaper for V8 (external memory accounting), ~28 bytes per turn in all.
+  const len = n + 1;
+  const buffer = new ArrayBuffer(len * 28);
+  const convTokenPrefix = new Float64Array(buffer, 0, len);
+  const convCharPrefix = new Float64Array(buffer, len * 8, len);
+  const convCountPrefix = new Int32Array(buffer, len * 16, len);
+  const safeAtOrAfter = new Int32Array(buffer, len * 20, len);
+  const safeAtOrBefore = new Int32Array(buffer, len * 24, len);
   let totalTokens = 0;
   let totalChars = 0;
   for (let i = 0; i < n; i++) {
@@ -80,7 +86,6 @@ export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   }
   // One backward pass: running suffix minimum of cycleStart decides safety of each cut,
   // and the nearest safe cut at or after b falls out of the same pass.
-  const safeAtOrAfter = new Int32Array(n + 1);
   safeAtOrAfter[n] = n;
   let suffixMin = n;
   for (let b = n - 1; b >= 0; b--) {
@@ -88,7 +93,6 @@ export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
     if (cs < suffixMin) suffixMin = cs;
     safeAtOrAfter[b] = suffixMin >= b ? b : safeAtOrAfter[b + 1];
   }
-  const safeAtOrBefore = new Int32Array(n + 1);
   for (let b = 0; b <= n; b++) safeAtOrBefore[b] = safeAtOrAfter[b] === b ? b : safeAtOrBefore[b - 1];
   let tokenPrefix: Float64Array | null = null;
   let charPrefix: Float64Array | null = null;
