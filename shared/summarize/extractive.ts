@@ -83,7 +83,8 @@ function pushUnique(list: string[], seen: Set<string>, value: string): void {
 
 /** The first sentence-or-so of a user message: what was asked. */
 function requestOf(lines: readonly string[]): string {
-  const joined = lines.join(' ');
+  // Harness wrappers (Claude Code's <command-name>/init</command-name>...) are markup, not the request.
+  const joined = lines.join(' ').replace(/<\/?[a-z][\w-]*>/g, ' ').replace(/\s+/g, ' ').trim();
   const sentence = /^(.{20,}?[.?!])(\s|$)/.exec(joined);
   return clip(sentence ? sentence[1] : joined);
 }

@@ -119,6 +119,37 @@ describe('compact', () => {
   });
 });
 
+describe('export', () => {
+  it('writes what the model sees for a variant in each format, to stdout or a file', async () => {
+    await cli(['compact', '1', '--strategy', 'dag', ...SET, '--json']);
+    const openaiExport = await cli(['export', '1', '--variant', '1', '--format', 'openai']);
+    expect(openaiExport.code).toBe(0);
+    const { messages } = JSON.parse(openaiExport.stdout);
+    expect(messages[0]).toMatchObject({ role: 'user' });
+    expect(messages[0].content.startsWith('[Summary of turns 0-288, depth 1]\n[Extractive condensed summary of 18 summaries (18 summary)]')).toBe(true);
+
+    const file = path.join(dir, 'replay.md');
+    const saved = await cli(['export', '1', '--variant', '1', '--format', 'markdown', '-o', file, '--json']);
+    expect(saved.code).toBe(0);
+    const doc = JSON.parse(saved.stdout);
+    expect(doc).toMatchObject({ savedTo: file, mimeType: 'text/markdown', bytes: fs.statSync(file).size });
+    expect(fs.readFileSync(file, 'utf8')).toContain('**Summary** s19 · condensed · depth 1');
+
+    for (const format of ['anthropic', 'jsonl', 'dag']) expect((await cli(['export', '1', '--variant', '1', '--format', format])).code).toBe(0);
+    const dag = JSON.parse((await cli(['export', '1', '--variant', '1', '--format', 'dag'])).stdout);
+    expect(dag.nodes.filter((n: { kind?: string }) => n.kind === 'condensed')).toHaveLength(1);
+  });
+
+  it('names a missing variant or format clearly', async () => {
+    const noVariant = await cli(['export', '1', '--variant', '5', '--format', 'openai']);
+    expect(noVariant).toMatchObject({ code: 1, stdout: '' });
+    expect(noVariant.stderr).toContain('session 1 has no variant 5');
+    const badFormat = await cli(['export', '1', '--variant', '1', '--format', 'pdf']);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toContain('--format must be one of openai, anthropic, jsonl, markdown, dag, got "pdf"');
+  });
+});
+
 describe('compact --summarizer openai', () => {
   let server: FakeOpenAiServer;
   beforeAll(async () => {

@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   plan: () => import('./plan.js'),
   compact: () => import('./compact.js'),
   variants: () => import('./variants.js'),
+  export: () => import('./export.js'),
 };
 
 /** The command named `name`, or null when there is none. */
