@@ -41,6 +41,8 @@ export class CompactionRunner {
    * 'finished' must not release a session a newer run has taken since.
    */
   private readonly busySessions = new Map<number, Worker>();
+  /** Every live worker (also those still starting) and the promise of its exit. */
+  private readonly workers = new Map<Worker, Promise<void>>();
 
   constructor(
     private readonly opts: {
@@ -69,6 +71,7 @@ export class CompactionRunner {
       let run: ActiveRun | null = null;
       let settleDone: () => void = () => undefined;
       const done = new Promise<void>((r) => (settleDone = r));
+      this.workers.set(worker, done);
 
       worker.on('message', (msg: FromWorker) => {
         switch (msg.type) {
@@ -109,6 +112,7 @@ export class CompactionRunner {
           else this.recordAbnormalEnd(run, 'failed', `the compaction worker exited (code ${code}) before finishing the run`);
           this.active.delete(run.runId);
         }
+        this.workers.delete(worker);
         settleDone();
       });
     });
@@ -137,15 +141,19 @@ export class CompactionRunner {
   }
 
   /** Asks the run's worker to abort; a worker that does not stop in time is terminated. */
-  cancel(runId: number): boolean {
+  cancel(runId: number, graceMs: number = CANCEL_GRACE_MS): boolean {
     const run = this.active.get(runId);
     if (!run || run.finished) return false;
     run.cancelRequested = true;
-    run.worker.postMessage({ type: 'cancel' } satisfies ToWorker);
-    const timer = setTimeout(() => void run.worker.terminate(), CANCEL_GRACE_MS);
-    timer.unref();
-    void run.done.then(() => clearTimeout(timer));
+    this.abortWorker(run.worker, graceMs);
     return true;
+  }
+
+  private abortWorker(worker: Worker, graceMs: number): void {
+    worker.postMessage({ type: 'cancel' } satisfies ToWorker);
+    const timer = setTimeout(() => void worker.terminate(), graceMs);
+    timer.unref();
+    void this.workers.get(worker)?.then(() => clearTimeout(timer));
   }
 
   /** Sessions with a pass starting or running. */
@@ -167,10 +175,15 @@ export class CompactionRunner {
     return this.active.get(runId)?.done ?? Promise.resolve();
   }
 
-  /** Cancels every run and waits for the workers to exit (app quit, server close). */
-  async stopAll(): Promise<void> {
-    const runs = [...this.active.values()];
-    for (const r of runs) this.cancel(r.runId);
-    await Promise.all(runs.map((r) => r.done));
+  /**
+   * Cancels every pass, also those still starting, and waits for their workers to exit
+   * (app quit, server close) — before the caller closes the main connection, which the
+   * exit handlers use to close runs a terminated worker left open.
+   */
+  async stopAll(graceMs = 3_000): Promise<void> {
+    for (const run of this.active.values()) run.cancelRequested = true;
+    const exits = [...this.workers.entries()];
+    for (const [worker] of exits) this.abortWorker(worker, graceMs);
+    await Promise.all(exits.map(([, exited]) => exited));
   }
 }

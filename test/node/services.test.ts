@@ -196,6 +196,28 @@ describe('cancelling a pass', () => {
   });
 });
 
+describe('closing the service mid-pass', () => {
+  it('stops the worker and leaves the run cancelled, not running', async () => {
+    const fake = await startFakeOpenAiServer();
+    fake.setDefault({ kind: 'hang' });
+    const dbPath = path.join(dir, 'closing.db');
+    const svc = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({ OPENAI_API_KEY: 'sk-test-close' }), importDemo: false });
+    try {
+      await svc.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: fake.baseURL, model: 'fake-model' } });
+      const report = value<ImportReport>(await svc.dispatch('importPaths', { paths: [SMALLEST] }));
+      const { runId } = value<{ runId: number }>(await svc.dispatch('startCompaction', { sessionId: report.sessions[0].id, strategy: 'dag', params: { freshTailCount: 2, leafChunkTokens: 500 }, force: true }));
+      await fake.waitForRequests(1);
+      await svc.close();
+      const check = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
+      const row = check.db.prepare('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string };
+      expect(row.status).toBe('cancelled');
+      await check.close();
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
 describe('the API key', () => {
   it('is reported only as hasApiKey and never stored in the database', async () => {
     const set = await service.dispatch('setSettings', { apiKey: 'sk-secret-never-shown-42' });
