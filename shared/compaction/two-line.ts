@@ -26,7 +26,8 @@
 import type { ParamSpec } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
-import { buildSpanIndex, chunkRange, convCountIn, convTokensIn, makeSpan, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
+import { buildSpanIndex, chunkRange, convCountIn, convTokensIn, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
+import type { TurnMeta } from '../model/turn.js';
 
 export type TwoLineParams = {
   warningPct: number;
@@ -157,6 +158,44 @@ function lineCrossing(ix: SpanIndex, d: TwoLineDecision, threshold: number): num
   return lo;
 }
 
+/**
+ * PlanSpans over half-open ranges of conversation turns. At the emergency line of a long
+ * session the digest and its upgrade chunks list every turn id twice, so the ids come
+ * from slices of one precomputed array rather than a rescan per span.
+ */
+function spansOf(turns: readonly TurnMeta[], ix: SpanIndex, ranges: ReadonlyArray<readonly ['digest' | 'chunk', number, number]>): PlanSpan[] {
+  const spans: PlanSpan[] = [];
+  if (ranges.length === 0) return spans;
+  const ccp = ix.convCountPrefix;
+  const ctp = ix.convTokenPrefix;
+  const chp = ix.convCharPrefix;
+  const n = ix.count;
+  const ids: number[] = new Array<number>(ccp[n]);
+  for (let i = 0, k = 0; i < n; i++) if (turns[i].role !== 'system') ids[k++] = turns[i].id;
+  for (const [purpose, from, to] of ranges) {
+    const a = ccp[from];
+    const b = ccp[to];
+    if (b <= a) continue;
+    // First and last conversation turn of the range (system turns at its edges are skipped).
+    let first = from;
+    while (turns[first].role === 'system') first++;
+    let last = to - 1;
+    while (turns[last].role === 'system') last--;
+    const tokens = ctp[to] - ctp[from];
+    spans.push({
+      id: `p${spans.length}`,
+      purpose,
+      firstPosition: first,
+      lastPosition: last,
+      turnIds: ids.slice(a, b),
+      tokens,
+      chars: chp[to] - chp[from],
+      targetTokens: purpose === 'digest' ? digestTargetTokens(tokens) : chunkTargetTokens(tokens),
+    });
+  }
+  return spans;
+}
+
 export function planTwoLine(input: PlanInput<TwoLineParams>): Plan<TwoLineParams> {
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
@@ -167,27 +206,24 @@ export function planTwoLine(input: PlanInput<TwoLineParams>): Plan<TwoLineParams
     if (at !== null) boundaries.push({ kind, position: at, label: `${kind} line: ${p}% of ${params.contextWindow.toLocaleString('en-US')} tokens` });
   }
   const nodes: ProjectedNode[] = summaries.map((s) => ({ id: `s${s.id}`, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted }));
-  const spans: PlanSpan[] = [];
-  const addSpan = (purpose: 'digest' | 'chunk', from: number, to: number) => {
-    const id = `p${spans.length}`;
-    const span = makeSpan(turns, ix, { id, purpose, from, to, targetTokens: 0 });
-    if (!span) return;
-    span.targetTokens = purpose === 'digest' ? digestTargetTokens(span.tokens) : chunkTargetTokens(span.tokens);
-    spans.push(span);
-    // The digest is a stand-in the background pass replaces: drawn compacted.
-    nodes.push({ id, depth: 0, projected: true, firstPosition: span.firstPosition, lastPosition: span.lastPosition, tokens: Math.min(span.targetTokens, span.tokens), compacted: purpose === 'digest' });
-  };
-
+  // At the emergency line of a long session the digest and its upgrade chunks list every
+  // turn id twice: slice one precomputed id array instead of rescanning per span.
+  const ranges: Array<['digest' | 'chunk', number, number]> = [];
   const active = d.level !== 'none' || d.upgrades.length > 0;
   if (active) {
-    if (d.digestRange) addSpan('digest', d.digestRange[0], d.digestRange[1]);
+    if (d.digestRange) ranges.push(['digest', d.digestRange[0], d.digestRange[1]]);
     for (const u of d.upgrades) {
-      for (const [a, b] of u.chunks) addSpan('chunk', a, b);
+      for (const [a, b] of u.chunks) ranges.push(['chunk', a, b]);
       const node = nodes.find((x) => x.id === `s${u.digest.id}`);
       if (node) node.compacted = true;
     }
-    if (d.digestRange) for (const [a, b] of chunkRange(ix, d.digestRange[0], d.digestRange[1], params.chunkChars, 'chars')) addSpan('chunk', a, b);
-    for (const [a, b] of d.newChunks) addSpan('chunk', a, b);
+    if (d.digestRange) for (const [a, b] of chunkRange(ix, d.digestRange[0], d.digestRange[1], params.chunkChars, 'chars')) ranges.push(['chunk', a, b]);
+    for (const [a, b] of d.newChunks) ranges.push(['chunk', a, b]);
+  }
+  const spans = spansOf(turns, ix, ranges);
+  for (const span of spans) {
+    // The digest is a stand-in the background pass replaces: drawn compacted.
+    nodes.push({ id: span.id, depth: 0, projected: true, firstPosition: span.firstPosition, lastPosition: span.lastPosition, tokens: Math.min(span.targetTokens, span.tokens), compacted: span.purpose === 'digest' });
   }
   // After the background pass: the chunks replace the digests and the new turns.
   let tokensAfter = d.visibleTokens;
