@@ -120,7 +120,7 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
   for (const s of live) coveredUntil = Math.max(coveredUntil, s.lastPosition + 1);
   coveredUntil = Math.min(coveredUntil, n);
   const liveTokens = live.reduce((a, s) => a + s.tokenCount, 0);
-  const visibleTokens = ix.tokenPrefix[n] - convTokensIn(ix, prefixEnd, coveredUntil) + liveTokens;
+  const visibleTokens = ix.totalTokens - convTokensIn(ix, prefixEnd, coveredUntil) + liveTokens;
   const pressure = visibleTokens / params.contextWindow;
   const level: TwoLineDecision['level'] = pressure * 100 >= lines.emergencyPct ? 'emergency' : pressure * 100 >= lines.warningPct ? 'warning' : 'none';
 
@@ -147,7 +147,7 @@ function lineCrossing(ix: SpanIndex, d: TwoLineDecision, threshold: number): num
   // For p >= coveredUntil: visible tokens of turns [0, p) = tokenPrefix[p] + offset.
   const offset = d.live.reduce((a, s) => a + s.tokenCount, 0) - convTokensIn(ix, d.prefixEnd, d.coveredUntil);
   const goal = threshold - offset;
-  if (ix.tokenPrefix[ix.count] < goal) return null;
+  if (ix.totalTokens < goal) return null;
   let lo = d.coveredUntil;
   let hi = ix.count;
   while (lo < hi) {

@@ -147,7 +147,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const d = decideWatermark(input, ix);
   const n = ix.count;
   const summaryTokens = d.currentSummary ? d.currentSummary.tokenCount : 0;
-  const tokensBefore = ix.tokenPrefix[n] - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
+  const tokensBefore = ix.totalTokens - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
 
   const boundaries: PlanBoundary[] = [
     { kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` },
