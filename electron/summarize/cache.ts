@@ -31,17 +31,25 @@ export interface CacheKeyInput {
  * The cache key. Items contribute only role, kind and text: the same content imported
  * again (new turn ids, other timestamps) hits the same entry.
  */
-export function summaryCacheKey(k: CacheKeyInput): string {
-  const canonical = stableJson({
-    purpose: k.request.purpose,
-    items: k.request.items.map((i) => [i.kind, i.role, i.text]),
-    prior: k.request.priorSummary ?? null,
-    model: k.model,
-    promptVersion: k.promptVersion,
-    maxTokens: k.request.targetTokens,
-    tier: k.tier,
-  });
-  return crypto.createHash('sha256').update(canonical).digest('hex');
+/**
+ * sha256 of the span content alone (purpose, prior summary, items): computed once per
+ * request and shared by the keys of every tier. Items are hashed one by one (plain
+ * strings, no key order to canonicalize), so a 20,000-token span is never copied into
+ * one big JSON string just to be hashed.
+ */
+export function spanDigest(request: CacheKeyInput['request']): string {
+  const hash = crypto.createHash('sha256');
+  hash.update(stableJson({ purpose: request.purpose, prior: request.priorSummary ?? null }));
+  for (const i of request.items) hash.update(`\n${JSON.stringify([i.kind, i.role, i.text])}`);
+  return hash.digest('hex');
+}
+
+export function summaryCacheKey(k: CacheKeyInput & { digest?: string }): string {
+  const digest = k.digest ?? spanDigest(k.request);
+  return crypto
+    .createHash('sha256')
+    .update(stableJson({ span: digest, model: k.model, promptVersion: k.promptVersion, maxTokens: k.request.targetTokens, tier: k.tier }))
+    .digest('hex');
 }
 
 export interface CachedSummary {

@@ -13,7 +13,7 @@ import type { SummaryTier } from '../../shared/compaction/types.js';
 import type { TieredSummary } from '../compaction/pass.js';
 import { extractiveSummary, EXTRACTIVE_MODEL } from '../../shared/summarize/extractive.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
-import { cacheGet, cachePut, summaryCacheKey, DEFAULT_CACHE_LIMIT } from './cache.js';
+import { cacheGet, cachePut, spanDigest, summaryCacheKey, DEFAULT_CACHE_LIMIT } from './cache.js';
 
 /** A counting semaphore: at most `limit` summarizer calls in flight for one pass. */
 export class Semaphore {
@@ -121,7 +121,8 @@ export function aggressiveTarget(targetTokens: number): number {
 /** Summarize through cache and ladder. Never returns empty text or the source verbatim. */
 export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary> {
   const identity = `${o.summarizer.kind}:${o.summarizer.model}`;
-  const keyOf = (tier: SummaryTier) => summaryCacheKey({ request: o.request, model: identity, promptVersion: o.summarizer.promptVersion, tier });
+  const digest = spanDigest(o.request);
+  const keyOf = (tier: SummaryTier) => summaryCacheKey({ request: o.request, digest, model: identity, promptVersion: o.summarizer.promptVersion, tier });
   const source = itemsToSourceText(o.request.items);
   const started = Date.now();
 

@@ -44,7 +44,29 @@ const ERROR_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|segmen
 
 const URL_RE = /\bhttps?:\/\/[^\s"'<>)\]}`]+/g;
 // Paths: at least one slash with a word on each side, or a bare name with a known-looking extension.
-const PATH_RE = /(?:~|\.{1,2})?(?:\/[\w.@+-]+){2,}\/?|\b[\w.-]+\/[\w./@+-]*[\w]|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|json|jsonl|yaml|yml|toml|md|txt|sh|sql|html|css|lock|cfg|ini|xml|traj|db)\b/g;
+// Paths are found by splitting on separators and testing each token (one linear pass;
+// a path regex backtracks on every long word of a 20,000-token span).
+const TOKEN_SPLIT_RE = /[\s"'`(),;<>[\]{}|=]+/;
+const FILE_EXT_RE = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|ex|exs|json|jsonl|yaml|yml|toml|md|txt|sh|sql|html|css|lock|cfg|ini|xml|traj|db)$/;
+const PATH_SEGMENT_RE = /^[\w.@+-]+$/;
+
+/**
+ * A token that names a file or directory: a known extension, an absolute or ./ path, a
+ * trailing slash, three or more segments (`lib/spotter/transcripts`), or two starting
+ * at a usual root (`src/store`); "and/or" and "row/col" are not paths. A trailing `:line:col` and punctuation are dropped.
+ */
+function pathOf(token: string): string | null {
+  const t = token.replace(/(?::\d+)+$/, '').replace(/[.,:!?]+$/, '');
+  if (t.length < 4 || t.includes('://')) return null;
+  if (!t.includes('/')) return FILE_EXT_RE.test(t) && PATH_SEGMENT_RE.test(t) ? t : null;
+  const segments = t.replace(/^(?:~|\.{1,2})?\//, '').split('/').filter((x) => x.length > 0);
+  if (segments.length === 0 || !segments.every((x) => PATH_SEGMENT_RE.test(x)) || segments.every((x) => /^\d+$/.test(x))) return null;
+  if (FILE_EXT_RE.test(t) || segments.length >= 3 || /^(?:~|\.{1,2})?\//.test(t) || t.endsWith('/')) return t;
+  // Two bare segments are prose as often as not ("and/or", "row/col") unless they start at a usual root.
+  return segments.length === 2 && COMMON_ROOTS.has(segments[0]) ? t : null;
+}
+
+const COMMON_ROOTS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app', 'apps', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'electron', 'shared', 'renderer', 'public', 'static', 'include', 'examples']);
 const BACKTICK_RE = /`([^`\n]{2,80})`/g;
 // camelCase, PascalCase with 2+ humps, snake_case, SCREAMING_CASE, dotted.member and call() names.
 const IDENT_RE = /\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_][\w]*\(\))/g;
@@ -143,16 +165,19 @@ function collectReferences(rawText: string, c: Collected): void {
   const text = rawText.replace(MARKER_RE, ' ');
   for (const m of text.matchAll(URL_RE)) addCapped(c.urls, m[0].replace(/[.,;:]+$/, ''));
   const noUrls = text.replace(URL_RE, ' ');
-  for (const m of noUrls.matchAll(PATH_RE)) {
-    const p = m[0].replace(/[.,;:]+$/, '');
-    if (p.length >= 4 && !/^\d+(\/\d+)*$/.test(p)) addCapped(c.files, p);
+  if (c.files.size < MAX_PER_CATEGORY) {
+    for (const token of noUrls.split(TOKEN_SPLIT_RE)) {
+      const p = token.length >= 4 ? pathOf(token) : null;
+      if (p) addCapped(c.files, p);
+    }
   }
   for (const m of text.matchAll(COMMAND_JSON_RE)) addCapped(c.commands, clip(unescapeJson(m[1]), 160));
   for (const m of text.matchAll(BACKTICK_RE)) {
     // `code` spans are names when short: a path goes with the files, prose-like code is skipped.
     const code = m[1].trim();
     if (/\s/.test(code) && code.length > 40) continue;
-    if (!/\s/.test(code) && code.includes('/')) addCapped(c.files, code.replace(/[.,;:]+$/, ''));
+    const asPath = /\s/.test(code) ? null : pathOf(code);
+    if (asPath) addCapped(c.files, asPath);
     else addCapped(c.identifiers, code);
   }
   for (const m of noUrls.matchAll(IDENT_RE)) addCapped(c.identifiers, m[0]);
