@@ -174,7 +174,13 @@ const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e)
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
   const params = resolveStrategyParams(o.strategy, o.params);
-  const summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
+  let summarizer: Summarizer;
+  try {
+    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
+  } catch (e) {
+    // A summarizer that cannot be built (no API key for api.openai.com) is a setup error: no run.
+    throw new EngineError('bad_params', errorMessage(e));
+  }
   const identity = isSummarizer(o.summarizer) ? identityOfSummarizer(o.summarizer) : summarizerIdentity(o.summarizer);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: identity, promptVersion: summarizer.promptVersion });
   const force = o.force ?? false;

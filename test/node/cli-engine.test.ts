@@ -106,6 +106,12 @@ describe('compact', () => {
     expect(malformed.stderr).toContain('--set expects KEY=VALUE, got "freshTailCount"');
     const model = await cli(['compact', '1', '--strategy', 'dag', '--model', 'x']);
     expect(model.code).toBe(2);
+    const noKey = await cli(['compact', '1', '--strategy', 'dag', '--summarizer', 'openai', '--json']);
+    expect(noKey).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(noKey.stderr).error).toMatchObject({ code: 'bad_params' });
+    expect(JSON.parse(noKey.stderr).error.message).toContain('set OPENAI_API_KEY');
+    const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
+    expect(variants.variants).toEqual([]);
   });
 
   it('a cancelled pass (Ctrl-C) exits 130 and records the run as cancelled', async () => {
