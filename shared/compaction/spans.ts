@@ -268,8 +268,11 @@ export function makeSpan(
   ix: SpanIndex,
   args: { id: string; purpose: PlanSpan['purpose']; from: number; to: number; targetTokens: number; priorSummaryId?: number | null },
 ): PlanSpan | null {
-  const turnIds = convTurnIds(turns, args.from, args.to);
-  if (turnIds.length === 0) return null;
+  const count = convCountIn(ix, args.from, args.to);
+  if (count === 0) return null;
+  // Exact length known from the prefix counts: no array growth on 100,000-turn plans.
+  const turnIds = new Array<number>(count);
+  for (let p = args.from, k = 0; p < args.to; p++) if (turns[p].role !== 'system') turnIds[k++] = turns[p].id;
   let first = args.from;
   while (turns[first].role === 'system') first++;
   let last = args.to - 1;
