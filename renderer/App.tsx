@@ -47,7 +47,7 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
-                <DagView wb={wb} />
+                {wb.listReady || !wb.session ? <DagView sessionId={wb.session?.id ?? null} planDag={wb.plan?.dag ?? null} planError={wb.planError} summaries={wb.summaries} /> : <div className="empty-state">Loading the graph…</div>}
               </Suspense>
               <Inspector wb={wb} />
             </div>

@@ -10,6 +10,7 @@ import { TransportContext } from './api/queries.js';
 import { chooseTransport, takeHashParams } from './api/transport.js';
 import { App } from './App.js';
 import { ErrorBoundary } from './components/ErrorBoundary.js';
+import { actions } from './state/store.js';
 import './perf.js';
 import './styles/theme.css';
 import './styles/layout.css';
@@ -34,6 +35,8 @@ if ('error' in transport) {
     },
   });
   const session = Number(hash.get('session'));
+  // A deep-linked session opens at once: its first turns are fetched alongside the session list.
+  if (Number.isInteger(session) && session > 0) actions.selectSession(session);
   root.render(
     <StrictMode>
       <ErrorBoundary area="window">

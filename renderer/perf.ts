@@ -7,6 +7,8 @@ export interface StudioPerf {
   planMs: number[];
   /** performance.now() when the turn list first painted rows. */
   turnListFirstPaint: number | null;
+  /** Plans committed to the screen (a slider update that was planned but never shown does not count). */
+  planCommits: number;
 }
 
 declare global {
@@ -15,7 +17,7 @@ declare global {
   }
 }
 
-const perf: StudioPerf = { planMs: [], turnListFirstPaint: null };
+const perf: StudioPerf = { planMs: [], turnListFirstPaint: null, planCommits: 0 };
 window.__studioPerf = perf;
 
 export function recordPlanMs(ms: number): void {
@@ -31,4 +33,8 @@ export function recordTurnListFirstPaint(): void {
     perf.turnListFirstPaint = performance.now();
     performance.mark('turn-list-first-paint');
   });
+}
+
+export function recordPlanCommit(): void {
+  perf.planCommits++;
 }

@@ -5,7 +5,7 @@
  */
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useQueries, useQuery, type QueryClient } from '@tanstack/react-query';
-import type { ParamsSchema } from '../../shared/contract.js';
+import type { ParamsSchema, StudioApi } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/compaction/types.js';
 import type { Turn } from '../../shared/model/turn.js';
 import type { z } from 'zod';
@@ -66,20 +66,33 @@ export function useTurnMetaColumns(sessionId: number | null) {
 }
 
 /**
+ * One page of full turns. The range is not clamped to the session's length (the store
+ * returns what exists), so the first page can be asked for before the session list
+ * has answered: it is what the first paint waits for.
+ */
+function turnPageQuery(api: StudioApi, sessionId: number | null, page: number) {
+  return {
+    queryKey: keys.turnPage(sessionId ?? 0, page),
+    queryFn: () => api.listTurns({ sessionId: sessionId!, from: page * TURN_PAGE_SIZE, to: (page + 1) * TURN_PAGE_SIZE }),
+    enabled: sessionId !== null,
+    staleTime: Infinity,
+    gcTime: 2 * 60_000,
+  };
+}
+
+/** The session's first page; the heavier reads (metas, variant, details) wait for it. */
+export function useFirstTurnPage(sessionId: number | null) {
+  const api = useApi();
+  return useQuery(turnPageQuery(api, sessionId, 0));
+}
+
+/**
  * Full turns for the pages the list currently shows. Turns never change, so pages are
  * cached forever for the session; scrolling back is instant.
  */
-export function useTurnPages(sessionId: number | null, pages: readonly number[], turnCount: number): Map<number, Turn[]> {
+export function useTurnPages(sessionId: number | null, pages: readonly number[]): Map<number, Turn[]> {
   const api = useApi();
-  const results = useQueries({
-    queries: pages.map((page) => ({
-      queryKey: keys.turnPage(sessionId ?? 0, page),
-      queryFn: () => api.listTurns({ sessionId: sessionId!, from: page * TURN_PAGE_SIZE, to: Math.min(turnCount, (page + 1) * TURN_PAGE_SIZE) }),
-      enabled: sessionId !== null,
-      staleTime: Infinity,
-      gcTime: 2 * 60_000,
-    })),
-  });
+  const results = useQueries({ queries: pages.map((page) => turnPageQuery(api, sessionId, page)) });
   const byPage = new Map<number, Turn[]>();
   results.forEach((r, i) => {
     if (r.data) byPage.set(pages[i], r.data);
@@ -129,9 +142,9 @@ export function useReplay(variantId: number | null, enabled: boolean) {
   });
 }
 
-export function useSettings() {
+export function useSettings(enabled = true) {
   const api = useApi();
-  return useQuery({ queryKey: keys.settings, queryFn: () => api.getSettings({}) });
+  return useQuery({ queryKey: keys.settings, queryFn: () => api.getSettings({}), enabled });
 }
 
 /** After a pass: everything derived from the variant's summaries is stale. */

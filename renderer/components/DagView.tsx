@@ -5,12 +5,14 @@
  * fixed-size and not draggable, the node component is memoized.
  */
 import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
-import { Background, BackgroundVariant, Controls, Handle, MiniMap, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type NodeMouseHandler, type NodeProps, type ReactFlowState } from '@xyflow/react';
+import { BaseEdge, Controls, Handle, MiniMap, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type EdgeProps, type NodeMouseHandler, type NodeProps, type ReactFlowState } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { formatCompact } from '../format.js';
-import type { Workbench } from '../plan/use-workbench.js';
+import { useThrottled } from '../hooks/use-throttled.js';
+import type { ProjectedDag } from '../../shared/compaction/types.js';
+import type { SummaryInfo } from '../../shared/contract.js';
 import { actions, useStudio } from '../state/store.js';
-import { dagOf, layoutDag, type SummaryFlowNode } from './dag-layout.js';
+import { dagOf, layoutDag, reuseUnchanged, type BusFlowEdge, type DagLayout, type SummaryFlowNode } from './dag-layout.js';
 
 /**
  * Below this zoom a node's small print is unreadable: nodes switch to a zoomed-out form
@@ -24,7 +26,7 @@ const SummaryNode = memo(function SummaryNode({ id, data }: NodeProps<SummaryFlo
   const far = useStore(isFar);
   const cls = `dag-node depth-${Math.min(data.depth, 4)}${data.projected ? ' projected' : ''}${data.compacted ? ' compacted' : ''}${data.selected ? ' selected' : ''}${far ? ' far' : ''}`;
   return (
-    <div className={cls} data-testid="dag-node" data-depth={data.depth} data-projected={data.projected ? 'true' : 'false'} data-node-id={id} title={`${id}: turns ${data.firstPosition}–${data.lastPosition}`}>
+    <div className={cls} data-testid="dag-node" data-depth={data.depth} data-projected={data.projected ? 'true' : 'false'} data-node-id={id} data-first={data.firstPosition} data-last={data.lastPosition} title={`${id}: turns ${data.firstPosition}–${data.lastPosition}`}>
       {/* Edges run parent (right) -> child (left): a node's parent attaches on its right. */}
       <Handle type="target" position={Position.Right} isConnectable={false} className="dag-handle" />
       <div className="dag-node-title">
@@ -40,7 +42,23 @@ const SummaryNode = memo(function SummaryNode({ id, data }: NodeProps<SummaryFlo
   );
 });
 
+/** A parent's link to its children: stem, vertical bus, one tick per child (see BusEdgeData). */
+const BusEdge = memo(function BusEdge({ sourceX, sourceY, data, id }: EdgeProps<BusFlowEdge>) {
+  if (!data) return null;
+  let top = sourceY;
+  let bottom = sourceY;
+  let d = data.drawsStem ? `M${sourceX},${sourceY}H${data.busX}` : '';
+  for (const t of data.ticks) {
+    d += `M${data.busX},${t.y}H${t.right}`;
+    if (t.y < top) top = t.y;
+    if (t.y > bottom) bottom = t.y;
+  }
+  d += `M${data.busX},${top}V${bottom}`;
+  return <BaseEdge id={id} path={d} />;
+});
+
 const NODE_TYPES = { summary: SummaryNode };
+const EDGE_TYPES = { bus: BusEdge };
 /** Automatic fits stop at a zoom where nodes can still be told apart; the fit button shows all. */
 const FIT_OPTIONS = { padding: 0.08, maxZoom: 1.1, minZoom: 0.35 };
 const FIT_ALL = { padding: 0.05, maxZoom: 1.1 };
@@ -51,15 +69,38 @@ function minimapColor(node: SummaryFlowNode): string {
   return node.data.depth > 0 ? 'var(--dag-condensed)' : 'var(--dag-leaf)';
 }
 
-function DagCanvas({ wb }: { wb: Workbench }) {
+export interface DagViewProps {
+  sessionId: number | null;
+  /** The plan's projected DAG (stored + planned nodes), or null when there is no plan. */
+  planDag: ProjectedDag | null;
+  planError: string | null;
+  summaries: readonly SummaryInfo[];
+}
+
+/**
+ * How often the graph follows a moving slider (the list and gauge follow every frame):
+ * 10 times a second for small graphs, down to 4 for thousands of nodes, whose redraw
+ * (mounting, measuring, edge paths) costs more than a frame.
+ */
+function followIntervalMs(nodes: number): number {
+  return Math.min(250, Math.max(100, nodes / 16));
+}
+
+function DagCanvas({ sessionId, planDag: livePlanDag, planError, summaries }: DagViewProps) {
   const selection = useStudio((s) => s.selection);
   const selectedId = selection?.kind === 'node' ? selection.nodeId : null;
-  const dag = useMemo(() => dagOf(wb.plan?.dag ?? null, wb.summaries), [wb.plan, wb.summaries]);
-  const { nodes, edges } = useMemo(() => layoutDag(dag, wb.summaries, selectedId), [dag, wb.summaries, selectedId]);
+  const planDag = useThrottled(livePlanDag, followIntervalMs(livePlanDag?.nodes.length ?? 0));
+  const dag = useMemo(() => dagOf(planDag, summaries), [planDag, summaries]);
+  const previous = useRef<DagLayout | null>(null);
+  const { nodes, edges } = useMemo(() => {
+    const next = reuseUnchanged(previous.current, layoutDag(dag, summaries, selectedId));
+    previous.current = next;
+    return next;
+  }, [dag, summaries, selectedId]);
   const flow = useReactFlow();
 
   // Re-fit when the graph's shape changes (not on every slider frame: settle first).
-  const shapeKey = `${wb.session?.id}:${nodes.length}:${edges.length}`;
+  const shapeKey = `${sessionId}:${nodes.length}:${edges.length}`;
   const lastShape = useRef('');
   useEffect(() => {
     if (shapeKey === lastShape.current) return;
@@ -77,16 +118,22 @@ function DagCanvas({ wb }: { wb: Workbench }) {
 
   const projected = nodes.filter((n) => n.data.projected).length;
   return (
-    <div className="dag-view" data-testid="dag-view" data-node-count={nodes.length}>
+    <div className="dag-view" data-testid="dag-view" data-node-count={dag.total}>
+      {dag.total > nodes.length ? (
+        <div className="dag-capped" role="note">
+          {dag.total.toLocaleString('en-US')} nodes: showing the {nodes.length.toLocaleString('en-US')} most recent. Raise the chunk size to see them all.
+        </div>
+      ) : null}
       {nodes.length === 0 ? (
         <div className="empty-state dag-empty">
-          {wb.plan ? 'No summaries, and this plan would create none. Lower the chunk size or the thresholds to see planned nodes.' : wb.planError ? 'The planner is not available for this strategy yet.' : 'No summaries yet.'}
+          {planDag ? 'No summaries, and this plan would create none. Lower the chunk size or the thresholds to see planned nodes.' : planError ? 'The planner is not available for this strategy yet.' : 'No summaries yet.'}
         </div>
       ) : null}
       <ReactFlow
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
+        edgeTypes={EDGE_TYPES}
         onNodeClick={onNodeClick}
         onPaneClick={() => actions.select(null)}
         onlyRenderVisibleElements
@@ -100,7 +147,6 @@ function DagCanvas({ wb }: { wb: Workbench }) {
         colorMode="system"
         proOptions={{ hideAttribution: true }}
       >
-        <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
         <Controls showInteractive={false} position="top-left" fitViewOptions={FIT_ALL} />
         <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="DAG overview" style={{ width: 132, height: 92 }} />
       </ReactFlow>
@@ -108,16 +154,18 @@ function DagCanvas({ wb }: { wb: Workbench }) {
         <span><i className="sw sw-leaf" />leaf</span>
         <span><i className="sw sw-condensed" />condensed</span>
         <span><i className="sw sw-projected" />planned{projected > 0 ? ` (${projected})` : ''}</span>
-        <span className="muted">{nodes.length} nodes</span>
+        <span className="muted">{dag.total.toLocaleString('en-US')} nodes</span>
       </div>
     </div>
   );
 }
 
-export default function DagView({ wb }: { wb: Workbench }) {
+function DagView(props: DagViewProps) {
   return (
     <ReactFlowProvider>
-      <DagCanvas wb={wb} />
+      <DagCanvas {...props} />
     </ReactFlowProvider>
   );
 }
+
+export default memo(DagView);

@@ -27,14 +27,13 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
   return (
     <div className={`progress progress-${run.status}`} data-testid="compaction-progress" data-status={run.status} data-done={run.done} data-total={run.total} role="status" aria-live="polite">
       <div className="progress-text">
-        <span className="progress-title">
-          Run #{run.runId} · {run.status === 'running' ? 'compacting' : run.status}
+        <span className="progress-title" title={`Run #${run.runId}${!running ? ` took ${formatDuration(elapsed)}` : ''}${run.message ? `: ${run.message}` : ''}`}>
+          #{run.runId} <span className="progress-status">{running ? 'compacting' : run.status}</span>
         </span>
         <span className="mono" data-testid="compaction-progress-count">
           {formatInt(run.done)}/{formatInt(run.total)}
         </span>
         {run.tokens > 0 ? <span className="muted mono">{formatCompact(run.tokens)} tok</span> : null}
-        {!running ? <span className="muted">{formatDuration(elapsed)}</span> : null}
       </div>
       <div className="progress-track">
         <div className={`progress-bar${running && run.total === 0 ? ' indeterminate' : ''}`} style={{ width: `${(ratio * 100).toFixed(1)}%` }} />

@@ -23,6 +23,10 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
   // An "unlimited" special value sits one step past the slider's finite end.
   const hasUnlimited = spec.unlimitedValue !== undefined;
   const max = sliderMaxOf(spec) + (hasUnlimited ? spec.step : 0);
+  // A range input's steps count from its min: align the grid to whole multiples of the step
+  // (leafChunkTokens min 100 step 500 drags through 8000, 8500, not 8100, 8600) and clamp
+  // the value to the spec's min instead.
+  const gridMin = Math.floor(spec.min / spec.step + 1e-9) * spec.step;
   const unlimited = spec.unlimitedValue !== undefined && value === spec.unlimitedValue;
   // The number field is empty (showing ∞) for the unlimited value; typing a number sets a limit.
   const shown = unlimited ? '' : String(value);
@@ -50,12 +54,12 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
         className="param-range"
         data-testid={`param-${spec.name}`}
         type="range"
-        min={spec.min}
+        min={gridMin}
         max={max}
         step={spec.step}
         value={unlimited ? max : Math.min(value, max)}
         onChange={(e) => {
-          const v = Number(e.currentTarget.value);
+          const v = Math.max(spec.min, Number(e.currentTarget.value));
           onChange(spec.name, hasUnlimited && v >= max ? spec.unlimitedValue! : v);
         }}
       />

@@ -11,7 +11,8 @@ import { actions, useStudio } from '../state/store.js';
 
 export function SettingsDialog() {
   const open = useStudio((s) => s.settingsOpen);
-  const settings = useSettings();
+  // Read when opened, not at start (the first paint should not wait behind it).
+  const settings = useSettings(open);
   const api = useApi();
   const client = useQueryClient();
   const [draft, setDraft] = useState<Settings | null>(null);

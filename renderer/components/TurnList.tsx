@@ -12,7 +12,7 @@ import { TURN_PAGE_SIZE, useSessionDetail, useTurnPages } from '../api/queries.j
 import { formatCompact, formatInt } from '../format.js';
 import { boundariesByPosition, chunkSpans, coveringSummaries, protectedBoundary, rangeIndexAt } from '../plan/lookup.js';
 import type { Workbench } from '../plan/use-workbench.js';
-import { recordTurnListFirstPaint } from '../perf.js';
+import { recordPlanCommit, recordTurnListFirstPaint } from '../perf.js';
 import { actions, useStudio } from '../state/store.js';
 import { selectionRange } from './selection.js';
 import { TurnRow, type RowLane } from './TurnRow.js';
@@ -24,7 +24,7 @@ const EXPANDED_ESTIMATE = 240;
 export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
   const sessionId = wb.session?.id ?? null;
   const turnCount = wb.columns ? wb.columns.ids.length : (wb.session?.turns ?? 0);
-  const detail = useSessionDetail(sessionId);
+  const detail = useSessionDetail(wb.listReady ? sessionId : null);
   const expanded = useStudio((s) => s.expanded);
   const selection = useStudio((s) => s.selection);
   const scrollRequest = useStudio((s) => s.scrollRequest);
@@ -94,13 +94,17 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     for (const it of items) set.add(Math.floor(it.index / TURN_PAGE_SIZE));
     return [...set].sort((a, b) => a - b);
   }, [items.length > 0 ? items[0].index : -1, items.length > 0 ? items[items.length - 1].index : -1]); // eslint-disable-line react-hooks/exhaustive-deps
-  const turnPages = useTurnPages(sessionId, pages, turnCount);
+  const turnPages = useTurnPages(sessionId, pages);
 
   const onToggle = useCallback((position: number) => actions.toggleExpanded(position), []);
   const onSelectExternal = useCallback((id: number) => {
     actions.select({ kind: 'external', externalId: id });
     actions.setTab('dag');
   }, []);
+
+  useEffect(() => {
+    if (wb.plan) recordPlanCommit();
+  }, [wb.plan]);
 
   const anyRowLoaded = items.some((it) => turnPages.get(Math.floor(it.index / TURN_PAGE_SIZE)));
   useEffect(() => {
@@ -119,10 +123,10 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     <div className="turn-list">
       <div className="list-header">
         <span className="list-title">
-          <b>{formatInt(turnCount)}</b> turns · <b>{formatCompact(wb.session.tokens)}</b> tokens
+          <b>{formatInt(turnCount)}</b> turns · <b>{formatCompact(wb.session.tokens)}</b> tok
           {wb.plan ? (
             <>
-              {' '}· <b>{formatInt(spans.length)}</b> planned span{spans.length === 1 ? '' : 's'}
+              {' '}· <b>{formatInt(spans.length)}</b> planned
             </>
           ) : null}
           {covering.length > 0 ? (
@@ -131,6 +135,20 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
             </>
           ) : null}
         </span>
+        <input
+          className="goto-turn"
+          data-testid="goto-turn"
+          type="number"
+          min={0}
+          max={Math.max(0, turnCount - 1)}
+          placeholder="Go to #"
+          aria-label="Go to turn"
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter') return;
+            const n = Math.round(Number(e.currentTarget.value));
+            if (Number.isFinite(n)) actions.scrollTo(Math.max(0, Math.min(turnCount - 1, n)));
+          }}
+        />
         <span className="legend">
           <span className="legend-item"><i className="sw sw-span" />planned</span>
           <span className="legend-item"><i className="sw sw-covered" />summarized</span>

@@ -43,19 +43,17 @@ export interface TurnRowProps {
 const ROLE_LABEL: Record<Role, string> = { system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
 
 function BoundaryMarker({ boundary, isProtected, turnCount }: { boundary: PlanBoundary; isProtected: boolean; turnCount: number }) {
-  const after = turnCount - boundary.position;
   return (
     <div
       className={`boundary boundary-${boundary.kind}${isProtected ? ' boundary-protected' : ''}`}
       data-testid={isProtected ? 'fresh-tail-boundary' : 'plan-boundary'}
       data-kind={boundary.kind}
       data-position={boundary.position}
-      title={`${boundary.label} (before turn ${boundary.position})`}
+      title={`${boundary.label} (before turn ${boundary.position} of ${turnCount})`}
     >
       <span className="boundary-line" aria-hidden="true" />
       <span className="boundary-label">
         {boundary.label}
-        {isProtected ? <span className="boundary-count"> · {formatInt(after)} turn{after === 1 ? '' : 's'} protected</span> : null}
       </span>
       <span className="boundary-line" aria-hidden="true" />
     </div>

@@ -11,7 +11,7 @@ import type { Plan, StrategyName, VariantState } from '../../shared/compaction/t
 import type { SessionInfo, SummaryInfo, TurnMetaColumns, VariantInfo } from '../../shared/contract.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
 import { stableJson } from '../../shared/model/turn.js';
-import { useResolvedVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
+import { useFirstTurnPage, useResolvedVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { recordPlanMs } from '../perf.js';
 import { useStudio } from '../state/store.js';
@@ -24,6 +24,12 @@ export interface Workbench {
   /** Every parameter of the strategy: the user's values over the spec defaults. */
   params: Record<string, number>;
   paramsKey: string;
+  /**
+   * The first page of turns has arrived: the heavier reads (every turn's metas, the
+   * variant, session details, the DAG's code) start only then. The browser-mode server
+   * answers one request at a time, so this keeps them from delaying the first paint.
+   */
+  listReady: boolean;
   columns: TurnMetaColumns | undefined;
   metas: readonly TurnMeta[];
   /** The resolved variant for exactly these parameters (null while they are still moving). */
@@ -59,7 +65,9 @@ export function useWorkbench(): Workbench {
   }, [specs, overrides]);
   const paramsKey = useMemo(() => stableJson(params), [params]);
 
-  const metaQuery = useTurnMetaColumns(sessionId);
+  const firstPage = useFirstTurnPage(sessionId);
+  const listReady = sessionId !== null && (firstPage.isSuccess || firstPage.isError);
+  const metaQuery = useTurnMetaColumns(listReady ? sessionId : null);
   const columns = metaQuery.data;
   const metas = useMemo(() => (columns ? metasFromColumns(columns) : EMPTY_METAS), [columns]);
 
@@ -67,7 +75,7 @@ export function useWorkbench(): Workbench {
   // summaries only while the parameters on screen are exactly the variant's.
   const settledParams = useDebounced(params, VARIANT_SETTLE_MS);
   const settledKey = useMemo(() => stableJson(settledParams), [settledParams]);
-  const variantQuery = useResolvedVariant(sessionId, strategy, settledParams, settledKey);
+  const variantQuery = useResolvedVariant(listReady ? sessionId : null, strategy, settledParams, settledKey);
   const variant = variantQuery.data && settledKey === paramsKey && variantQuery.data.strategy === strategy ? variantQuery.data : null;
   const summariesQuery = useSummaries(variant?.id ?? null);
   const summaries = (variant && summariesQuery.data) || EMPTY_SUMMARIES;
@@ -96,6 +104,7 @@ export function useWorkbench(): Workbench {
     specs,
     params,
     paramsKey,
+    listReady,
     columns,
     metas,
     variant,
