@@ -30,6 +30,12 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'runs', label: 'Runs' },
 ];
 
+/** The plan only masks or drops turns: masking, window, forgetting. */
+function isModelFree(wb: Workbench): boolean {
+  const plan = wb.plan;
+  return !!plan && plan.dag.nodes.length === 0 && wb.summaries.length === 0 && plan.spans.length > 0 && plan.spans.every((s) => s.purpose === 'mask' || s.purpose === 'drop');
+}
+
 function AnalysisPanes({ wb }: { wb: Workbench }) {
   const tab = useStudio((s) => s.tab);
   const hasSelection = useStudio((s) => s.selection !== null);
@@ -47,7 +53,7 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
-                {wb.listReady || !wb.session ? <DagView sessionId={wb.session?.id ?? null} planDag={wb.plan?.dag ?? null} planError={wb.planError} summaries={wb.summaries} /> : <div className="empty-state">Loading the graph…</div>}
+                {wb.listReady || !wb.session ? <DagView sessionId={wb.session?.id ?? null} modelFree={isModelFree(wb)} planDag={wb.plan?.dag ?? null} planError={wb.planError} summaries={wb.summaries} /> : <div className="empty-state">Loading the graph…</div>}
               </Suspense>
               <Inspector wb={wb} />
             </div>

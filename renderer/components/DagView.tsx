@@ -71,6 +71,8 @@ function minimapColor(node: SummaryFlowNode): string {
 
 export interface DagViewProps {
   sessionId: number | null;
+  /** The plan only masks or drops turns (model-free strategies): there is no DAG to draw. */
+  modelFree: boolean;
   /** The plan's projected DAG (stored + planned nodes), or null when there is no plan. */
   planDag: ProjectedDag | null;
   planError: string | null;
@@ -86,7 +88,7 @@ function followIntervalMs(nodes: number): number {
   return Math.min(250, Math.max(100, nodes / 16));
 }
 
-function DagCanvas({ sessionId, planDag: livePlanDag, planError, summaries }: DagViewProps) {
+function DagCanvas({ sessionId, modelFree, planDag: livePlanDag, planError, summaries }: DagViewProps) {
   const selection = useStudio((s) => s.selection);
   const selectedId = selection?.kind === 'node' ? selection.nodeId : null;
   const planDag = useThrottled(livePlanDag, followIntervalMs(livePlanDag?.nodes.length ?? 0));
@@ -126,7 +128,13 @@ function DagCanvas({ sessionId, planDag: livePlanDag, planError, summaries }: Da
       ) : null}
       {nodes.length === 0 ? (
         <div className="empty-state dag-empty">
-          {planDag ? 'No summaries, and this plan would create none. Lower the chunk size or the thresholds to see planned nodes.' : planError ? 'The planner is not available for this strategy yet.' : 'No summaries yet.'}
+          {modelFree
+            ? 'This strategy is model-free: it masks or drops turns instead of summarizing them, so there is no summary DAG. The turn list shows which turns; Context shows what the model receives.'
+            : planDag
+              ? 'No summaries, and this plan would create none. Lower the chunk size or the thresholds to see planned nodes.'
+              : planError
+                ? 'The planner is not available for this strategy yet.'
+                : 'No summaries yet.'}
         </div>
       ) : null}
       <ReactFlow
@@ -147,10 +155,10 @@ function DagCanvas({ sessionId, planDag: livePlanDag, planError, summaries }: Da
         colorMode="system"
         proOptions={{ hideAttribution: true }}
       >
-        <Controls showInteractive={false} position="top-left" fitViewOptions={FIT_ALL} />
-        <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="DAG overview" style={{ width: 132, height: 92 }} />
+        {nodes.length === 0 ? null : <Controls showInteractive={false} position="top-left" fitViewOptions={FIT_ALL} />}
+        {nodes.length === 0 ? null : <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="DAG overview" style={{ width: 132, height: 92 }} />}
       </ReactFlow>
-      <div className="dag-legend">
+      <div className="dag-legend" hidden={nodes.length === 0}>
         <span><i className="sw sw-leaf" />leaf</span>
         <span><i className="sw sw-condensed" />condensed</span>
         <span><i className="sw sw-projected" />planned{projected > 0 ? ` (${projected})` : ''}</span>

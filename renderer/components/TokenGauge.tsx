@@ -48,9 +48,9 @@ export const TokenGauge = memo(function TokenGauge({ before, after, budget, trig
         ) : null}
       </div>
       {trigger ? (
-        <div className={`trigger ${trigger.compact ? 'trigger-on' : 'trigger-off'}`} data-testid="trigger-decision" data-compact={trigger.compact}>
+        <div className={`trigger ${trigger.compact ? 'trigger-on' : 'trigger-off'}`} data-testid="trigger-decision" data-compact={trigger.compact} title={trigger.reason}>
           <span className="trigger-dot" aria-hidden="true" />
-          <span>
+          <span className="trigger-text">
             <b>{trigger.compact ? 'Would compact' : 'Would not compact'}</b>
             {trigger.level && trigger.level !== 'none' ? <span className="chip">{trigger.level}</span> : null} — {trigger.reason}
           </span>

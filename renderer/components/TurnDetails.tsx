@@ -22,7 +22,8 @@ function Collapsible({ summary, className, children, defaultOpen = false }: { su
 function BlockView({ block }: { block: ContentBlock }) {
   switch (block.type) {
     case 'text':
-      return <pre className="block block-text">{block.text}</pre>;
+      // Claude Code writes whitespace-only text blocks between tool calls: nothing to show.
+      return block.text.trim() ? <pre className="block block-text">{block.text.trim()}</pre> : null;
     case 'thinking':
       return (
         <Collapsible className="block-thinking" summary={<span>Thinking <span className="muted">· {formatInt(block.thinking.length)} chars</span></span>}>

@@ -155,9 +155,9 @@ function createStudioStore() {
       },
       notify(notice: Omit<Notice, 'id'>) {
         const id = ++noticeSeq;
-        set((s) => ({ notices: [...s.notices.slice(-4), { ...notice, id }] }));
-        // Errors stay until dismissed (they must be read); the rest fade out.
-        if (notice.kind !== 'error') setTimeout(() => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })), 6000);
+        // At most three at once; errors stay until dismissed (they must be read), the rest fade out.
+        set((s) => ({ notices: [...s.notices.slice(-2), { ...notice, id }] }));
+        if (notice.kind !== 'error') setTimeout(() => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })), 5000);
         return id;
       },
       dismiss(id: number) {
