@@ -4,11 +4,14 @@
  * confirm() would block the window and is invisible to end-to-end tests).
  */
 import { memo, useMemo, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SessionInfo } from '../../shared/contract.js';
 import { keys, useApi, useSessions } from '../api/queries.js';
 import { formatCompact, formatInt } from '../format.js';
-import { actions, useStudio } from '../state/store.js';
+import { useDebounced } from '../hooks/use-debounced.js';
+import { actions, studioStore, useStudio } from '../state/store.js';
+
+const studioSessionId = () => studioStore.getState().sessionId;
 
 function SessionItem({ session, depth, selected, onSelect, onDelete }: { session: SessionInfo; depth: number; selected: boolean; onSelect(id: number): void; onDelete(s: SessionInfo): Promise<void> }) {
   const [confirming, setConfirming] = useState(false);
@@ -67,12 +70,65 @@ function SessionItem({ session, depth, selected, onSelect, onDelete }: { session
   );
 }
 
+/** FTS snippets mark matches with [ ]: shown as <mark>. */
+function Snippet({ text }: { text: string }) {
+  const parts = text.split(/\[([^\]]*)\]/);
+  return (
+    <>
+      {parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{p}</mark> : <span key={i}>{p}</span>))}
+    </>
+  );
+}
+
+/** Full-text hits over every session's turns; a click opens the session at the turn. */
+function TurnSearchResults({ query, sessions }: { query: string; sessions: readonly SessionInfo[] }) {
+  const api = useApi();
+  const hits = useQuery({ queryKey: ['search', query], queryFn: () => api.search({ query }), staleTime: 30_000 });
+  const titles = useMemo(() => new Map(sessions.map((s) => [s.id, s.agentId && s.parentSessionId !== null ? `agent ${s.agentId.slice(0, 10)}` : s.title])), [sessions]);
+  return (
+    <section className="search-results" aria-label="Turns matching the search">
+      <div className="sidebar-head">
+        <span className="section-title">Turns</span>
+        <span className="muted small">{hits.data ? (hits.data.length >= 50 ? '50+' : formatInt(hits.data.length)) : ''}</span>
+      </div>
+      {hits.error ? <div className="sidebar-error">{(hits.error as Error).message}</div> : null}
+      {hits.data && hits.data.length === 0 ? <div className="empty-state small">No turn contains “{query}”.</div> : null}
+      <ul className="hit-list">
+        {hits.data?.map((h) => (
+          <li key={h.turnId}>
+            <button
+              type="button"
+              className="hit"
+              data-testid="search-hit"
+              onClick={() => {
+                if (studioSessionId() !== h.sessionId) actions.selectSession(h.sessionId);
+                actions.focusTurn(h.position);
+              }}
+            >
+              <span className="hit-where">
+                <span className="hit-session">{titles.get(h.sessionId) ?? `session ${h.sessionId}`}</span>
+                <span className="mono muted">#{h.position}</span>
+                <span className={`role-badge role-${h.role}`}>{h.role}</span>
+              </span>
+              <span className="hit-snippet">
+                <Snippet text={h.snippet} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export const SessionsSidebar = memo(function SessionsSidebar() {
   const sessions = useSessions();
   const selectedId = useStudio((s) => s.sessionId);
   const api = useApi();
   const client = useQueryClient();
   const [filter, setFilter] = useState('');
+  // Turn search starts at three characters, once typing pauses.
+  const searchQuery = useDebounced(filter.trim(), 250);
 
   // Parents in store order, each followed by its subagent sessions.
   const ordered = useMemo(() => {
@@ -110,14 +166,17 @@ export const SessionsSidebar = memo(function SessionsSidebar() {
         <span className="section-title">Sessions</span>
         <span className="muted small">{sessions.data ? formatInt(sessions.data.length) : ''}</span>
       </div>
-      <input className="sidebar-filter" type="search" placeholder="Filter sessions" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label="Filter sessions" />
+      <input className="sidebar-filter" data-testid="search-input" type="search" placeholder="Search sessions and turns" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label="Search sessions and turns" />
       {sessions.error ? <div className="sidebar-error">Cannot list sessions: {(sessions.error as Error).message}</div> : null}
       {sessions.data && sessions.data.length === 0 ? <div className="empty-state small">No sessions yet. Import a transcript (Claude Code, OpenAI, Anthropic, OpenHands, SWE-agent, ShareGPT, Codex) or drop it on the window.</div> : null}
-      <ul className="session-list">
-        {ordered.map(({ session, depth }) => (
-          <SessionItem key={session.id} session={session} depth={depth} selected={session.id === selectedId} onSelect={actions.selectSession} onDelete={onDelete} />
-        ))}
-      </ul>
+      <div className="sidebar-scroll">
+        <ul className="session-list">
+          {ordered.map(({ session, depth }) => (
+            <SessionItem key={session.id} session={session} depth={depth} selected={session.id === selectedId} onSelect={actions.selectSession} onDelete={onDelete} />
+          ))}
+        </ul>
+        {searchQuery.length >= 3 ? <TurnSearchResults query={searchQuery} sessions={sessions.data ?? []} /> : null}
+      </div>
     </nav>
   );
 });

@@ -28,6 +28,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
   const expanded = useStudio((s) => s.expanded);
   const selection = useStudio((s) => s.selection);
   const scrollRequest = useStudio((s) => s.scrollRequest);
+  const focusedPosition = useStudio((s) => s.focusedPosition);
 
   const markers = useMemo(() => boundariesByPosition(wb.plan), [wb.plan]);
   const protectedB = useMemo(() => protectedBoundary(wb.plan), [wb.plan]);
@@ -69,7 +70,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
 
   // Bring requested turns into view (a selected DAG node's first source turn).
   useEffect(() => {
-    if (scrollRequest && scrollRequest.position < turnCount) virtualizer.scrollToIndex(scrollRequest.position, { align: 'start' });
+    if (scrollRequest && scrollRequest.position < turnCount) virtualizer.scrollToIndex(scrollRequest.position, { align: scrollRequest.align });
   }, [scrollRequest]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // When a parameter moves the protected-tail boundary out of sight, follow it: the user
@@ -146,7 +147,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
           onKeyDown={(e) => {
             if (e.key !== 'Enter') return;
             const n = Math.round(Number(e.currentTarget.value));
-            if (Number.isFinite(n)) actions.scrollTo(Math.max(0, Math.min(turnCount - 1, n)));
+            if (Number.isFinite(n)) actions.focusTurn(Math.max(0, Math.min(turnCount - 1, n)));
           }}
         />
         <span className="legend">
@@ -183,6 +184,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
                   lane={lane}
                   highlighted={highlight !== null && position >= highlight.first && position <= highlight.last}
                   expanded={expanded.has(position)}
+                  focused={position === focusedPosition}
                   trailing={position === turnCount - 1 && markers.has(turnCount) ? { boundaries: markers.get(turnCount) } : undefined}
                   onToggle={onToggle}
                   onSelectExternal={onSelectExternal}

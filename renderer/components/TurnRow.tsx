@@ -34,6 +34,7 @@ export interface TurnRowProps {
   lane: RowLane;
   highlighted: boolean;
   expanded: boolean;
+  focused: boolean;
   /** Markers drawn after the last row (a boundary at position === turnCount). */
   trailing?: { boundaries: readonly PlanBoundary[] | undefined };
   onToggle(position: number): void;
@@ -110,6 +111,7 @@ function sameRow(a: TurnRowProps, b: TurnRowProps): boolean {
     a.externals === b.externals &&
     a.highlighted === b.highlighted &&
     a.expanded === b.expanded &&
+    a.focused === b.focused &&
     a.trailing?.boundaries === b.trailing?.boundaries &&
     a.onToggle === b.onToggle &&
     a.onSelectExternal === b.onSelectExternal &&
@@ -130,7 +132,7 @@ export const TurnRow = memo(function TurnRow(props: TurnRowProps) {
     <>
       <Markers boundaries={props.boundaries} externals={props.externals} protectedBoundary={props.protectedBoundary} turnCount={props.turnCount} onSelectExternal={props.onSelectExternal} />
       <div
-        className={`turn-row role-${role ?? 'unknown'}${highlighted ? ' highlighted' : ''}${expanded ? ' expanded' : ''}${lane.span?.first ? ' chunk-start' : ''}`}
+        className={`turn-row role-${role ?? 'unknown'}${highlighted ? ' highlighted' : ''}${expanded ? ' expanded' : ''}${props.focused ? ' focused' : ''}${lane.span?.first ? ' chunk-start' : ''}`}
         data-testid="turn-row"
         data-turn-index={position}
         data-role={role}

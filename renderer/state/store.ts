@@ -47,7 +47,9 @@ export interface StudioState {
   /** Turn positions whose details are open in the list. */
   expanded: ReadonlySet<number>;
   /** Ask the turn list to bring a position into view (nonce: repeat requests for the same position). */
-  scrollRequest: { position: number; nonce: number } | null;
+  scrollRequest: { position: number; nonce: number; align: 'start' | 'center' } | null;
+  /** A turn the user jumped to (search hit, "go to"): outlined in the list. */
+  focusedPosition: number | null;
   activeRun: ActiveRun | null;
   notices: Notice[];
   exportFormat: ExportFormat;
@@ -84,6 +86,7 @@ function createStudioStore() {
     tab: 'dag',
     expanded: new Set(),
     scrollRequest: null,
+    focusedPosition: null,
     activeRun: null,
     notices: [],
     exportFormat: persisted.exportFormat ?? 'openai',
@@ -125,7 +128,7 @@ function createStudioStore() {
     set,
     actions: {
       selectSession(sessionId: number | null) {
-        set({ sessionId, selection: null, expanded: new Set(), scrollRequest: null });
+        set({ sessionId, selection: null, expanded: new Set(), scrollRequest: null, focusedPosition: null });
       },
       setStrategy(strategy: StrategyName) {
         set({ strategy, selection: null });
@@ -151,7 +154,11 @@ function createStudioStore() {
         });
       },
       scrollTo(position: number) {
-        set({ scrollRequest: { position, nonce: ++scrollSeq } });
+        set({ scrollRequest: { position, nonce: ++scrollSeq, align: 'start' } });
+      },
+      /** Scrolls a turn to the middle of the list and outlines it. */
+      focusTurn(position: number) {
+        set({ scrollRequest: { position, nonce: ++scrollSeq, align: 'center' }, focusedPosition: position });
       },
       notify(notice: Omit<Notice, 'id'>) {
         const id = ++noticeSeq;

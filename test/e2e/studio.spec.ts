@@ -215,6 +215,18 @@ test('opens a turn: thinking and tool calls stay collapsed until clicked', async
   await expect(page.getByTestId('inspector')).toContainText('source tool');
   await expect(page.getByTestId('inspector-text')).toContainText('This session is being continued from a previous conversation');
   await snap(page, '11-external-compaction');
+
+  // Full-text search over the turns: a hit opens its turn, centred and outlined.
+  const hits = await studio.call<Array<{ position: number; snippet: string }>>('search', { query: 'AnnotationMessageRef' });
+  expect(hits.length).toBeGreaterThan(0);
+  await page.getByTestId('search-input').fill('AnnotationMessageRef');
+  await expect(page.getByTestId('search-hit')).toHaveCount(hits.length);
+  await expect(page.getByTestId('search-hit').first().locator('mark').first()).toHaveText(/AnnotationMessageRef/i);
+  await page.getByTestId('search-hit').first().click();
+  const found = page.locator(`[data-testid=turn-row][data-turn-index="${hits[0].position}"]`);
+  await expect(found).toBeInViewport();
+  await expect(found).toHaveClass(/focused/);
+  await snap(page, '15-search');
 });
 
 test('a broken file gives a readable error naming the file and the line, and the window keeps working', async ({ page }) => {
