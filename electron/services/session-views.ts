@@ -4,27 +4,13 @@
  * source hashes and raw metadata stay in main.
  */
 import type { DB } from '../store/db.js';
+import { sessionInfoOf } from '../import/index.js';
 import { childSessions, getSession, listSessions, type SessionSummary } from '../store/sessions.js';
 import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
 import { StudioError, type SessionDetail, type SessionInfo, type TurnMetaColumns } from '../../shared/contract.js';
 
-export function sessionInfo(s: SessionSummary): SessionInfo {
-  return {
-    id: s.id,
-    title: s.title,
-    format: s.format,
-    sourceFile: s.sourceFile,
-    createdAt: s.createdAt,
-    startedAt: s.startedAt,
-    parentSessionId: s.parentSessionId,
-    agentId: s.agentId,
-    tokenizer: s.tokenizer,
-    turns: s.turns,
-    tokens: s.tokens,
-    toolCalls: s.toolCalls,
-    externalCompactions: s.externalCompactions,
-  };
-}
+/** The contract's session shape; one mapper for the CLI, the import report and the window. */
+export const sessionInfo = sessionInfoOf;
 
 export function sessionInfos(db: DB): SessionInfo[] {
   return listSessions(db).map(sessionInfo);
