@@ -5,13 +5,14 @@
  * fixed-size and not draggable, the node component is memoized.
  */
 import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
-import { BaseEdge, Controls, Handle, MiniMap, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type EdgeProps, type NodeMouseHandler, type NodeProps, type ReactFlowState } from '@xyflow/react';
+import { BaseEdge, Controls, Handle, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type EdgeProps, type NodeMouseHandler, type NodeProps, type ReactFlowState } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { formatCompact } from '../format.js';
 import { useThrottled } from '../hooks/use-throttled.js';
 import type { ProjectedDag } from '../../shared/compaction/types.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 import { actions, useStudio } from '../state/store.js';
+import { DagMinimap } from './DagMinimap.js';
 import { dagOf, layoutDag, reuseUnchanged, type BusFlowEdge, type DagLayout, type SummaryFlowNode } from './dag-layout.js';
 
 /**
@@ -62,12 +63,6 @@ const EDGE_TYPES = { bus: BusEdge };
 /** Automatic fits stop at a zoom where nodes can still be told apart; the fit button shows all. */
 const FIT_OPTIONS = { padding: 0.08, maxZoom: 1.1, minZoom: 0.35 };
 const FIT_ALL = { padding: 0.05, maxZoom: 1.1 };
-
-function minimapColor(node: SummaryFlowNode): string {
-  if (node.data.selected) return 'var(--accent)';
-  if (node.data.projected) return 'var(--dag-projected)';
-  return node.data.depth > 0 ? 'var(--dag-condensed)' : 'var(--dag-leaf)';
-}
 
 export interface DagViewProps {
   sessionId: number | null;
@@ -156,7 +151,7 @@ function DagCanvas({ sessionId, modelFree, planDag: livePlanDag, planError, summ
         proOptions={{ hideAttribution: true }}
       >
         {nodes.length === 0 ? null : <Controls showInteractive={false} position="top-left" fitViewOptions={FIT_ALL} />}
-        {nodes.length === 0 ? null : <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="DAG overview" style={{ width: 132, height: 92 }} />}
+        {nodes.length === 0 ? null : <DagMinimap nodes={nodes} />}
       </ReactFlow>
       <div className="dag-legend" hidden={nodes.length === 0}>
         <span><i className="sw sw-leaf" />leaf</span>
