@@ -28,7 +28,7 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
     <div className={`progress progress-${run.status}`} data-testid="compaction-progress" data-status={run.status} data-done={run.done} data-total={run.total} role="status" aria-live="polite">
       <div className="progress-text">
         <span className="progress-title" title={`Run #${run.runId}${!running ? ` took ${formatDuration(elapsed)}` : ''}${run.message ? `: ${run.message}` : ''}`}>
-          #{run.runId} <span className="progress-status">{running ? 'compacting' : run.status}</span>
+          #{run.runId} <span className="progress-status">{running ? (run.cancelling ? 'cancelling…' : 'compacting') : run.status}</span>
         </span>
         <span className="mono" data-testid="compaction-progress-count">
           {formatInt(run.done)}/{formatInt(run.total)}
@@ -39,7 +39,7 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
         <div className={`progress-bar${running && run.total === 0 ? ' indeterminate' : ''}`} style={{ width: `${(ratio * 100).toFixed(1)}%` }} />
       </div>
       {running ? (
-        <button type="button" className="btn btn-small btn-danger-ghost" data-testid="cancel-button" onClick={onCancel}>
+        <button type="button" className="btn btn-small btn-danger-ghost" data-testid="cancel-button" disabled={run.cancelling} onClick={onCancel}>
           Cancel
         </button>
       ) : (

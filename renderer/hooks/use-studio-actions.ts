@@ -178,10 +178,13 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
 
   const cancel = useCallback(async () => {
     const run = studioStore.getState().activeRun;
-    if (!run || run.status !== 'running') return;
+    if (!run || run.status !== 'running' || run.cancelling) return;
+    actions.updateActiveRun(run.runId, { cancelling: true });
     try {
-      await api.cancelCompaction({ runId: run.runId });
+      const { cancelled } = await api.cancelCompaction({ runId: run.runId });
+      if (!cancelled) actions.updateActiveRun(run.runId, { cancelling: false });
     } catch (err) {
+      actions.updateActiveRun(run.runId, { cancelling: false });
       actions.notify({ kind: 'error', title: 'Could not cancel', message: (err as Error).message });
     }
   }, [api]);

@@ -25,6 +25,8 @@ export interface ActiveRun {
   error: string | null;
   startedAt: number;
   endedAt: number | null;
+  /** Cancel was asked for; the pass stops at its next check. */
+  cancelling?: boolean;
 }
 
 export interface Notice {
