@@ -358,3 +358,13 @@ export function positionInView(ix: SpanIndex, ranges: ReadonlyArray<readonly [nu
   }
   return positionOfConvTurn(ix, ix.convCountPrefix[cursor] + remaining);
 }
+
+/**
+ * A whole number with thousands separators ("200,000") for plan reasons and labels.
+ * Not toLocaleString('en-US'): that builds an Intl formatter per call, which cost a
+ * planner running on every slider frame about a millisecond.
+ */
+export function formatCount(n: number): string {
+  const s = String(Math.round(Math.abs(n)));
+  return (n < 0 ? '-' : '') + s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}

@@ -26,7 +26,7 @@
 import type { ParamSpec } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
-import { buildSpanIndex, convCountIn, convTokensIn, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
+import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WatermarkParams = {
   softThresholdTokens: number;
@@ -80,7 +80,7 @@ export function currentWatermarkSummary(summaries: readonly ExistingSummary[], i
   return best;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmt = formatCount;
 
 /** The trigger and boundary decision. `force` (the engine's "compact now") skips the thresholds, never the boundary rule. */
 export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex = buildSpanIndex(input.turns), force = false): WatermarkDecision {
