@@ -298,10 +298,9 @@ export async function benchUi(args: Args) {
       await page.goto(`${server.url}&session=${session.id}`);
       await pollPage(page, 'window.__studioPerf && window.__studioPerf.turnListFirstPaint !== null', 60_000);
       paints.push((await page.evaluate('window.__studioPerf.turnListFirstPaint')) as number);
-      if (process.env.BENCH_UI_DEBUG) {
-        const entries = await page.evaluate(`performance.getEntriesByType('resource').map((e) => [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd)])`);
-        process.stderr.write(`    resources: ${JSON.stringify(entries)}\n`);
-      }
+      // Let this load finish its heavier reads before the next one starts: the server answers
+      // one request at a time, and a leftover 100,000-turn metas read would delay the next paint.
+      await page.getByTestId('plan-stats').waitFor({ timeout: 60_000 });
       if (i < 2) await page.close();
     }
     const page = context.pages()[context.pages().length - 1];
@@ -338,7 +337,6 @@ export async function benchUi(args: Args) {
       chunk = Math.max(100, Math.round((chunk * nodes) / args.dagNodes));
     }
     await page.waitForTimeout(500);
-    if (process.env.BENCH_UI_DEBUG) await page.screenshot({ path: path.join(os.tmpdir(), 'bench-ui-dag.png') });
     const panFit = await measurePan(page, 180);
     const renderedFit = (await page.evaluate('document.querySelectorAll("[data-testid=dag-node]").length')) as number;
     log(args.json, `  DAG ${nodes.toLocaleString('en-US')} nodes, pan at the automatic fit   ${panFit.fps.toFixed(1)} fps, ${panFit.droppedFrames} dropped frames of ${panFit.frames} (${renderedFit} nodes rendered)`);

@@ -39,8 +39,8 @@ function boundsOf(nodes: readonly SummaryFlowNode[]): Bounds {
   return { x, y, scale };
 }
 
-function cssVar(el: Element, name: string): string {
-  return getComputedStyle(el).getPropertyValue(name).trim() || '#888';
+function cssVar(style: CSSStyleDeclaration, name: string): string {
+  return style.getPropertyValue(name).trim() || '#888';
 }
 
 const viewportOf = (s: ReactFlowState) => s.transform;
@@ -68,7 +68,8 @@ export const DagMinimap = memo(function DagMinimap({ nodes }: { nodes: readonly 
       if (!ctx) return;
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       ctx.clearRect(0, 0, WIDTH, HEIGHT);
-      const colors = { leaf: cssVar(canvas, '--dag-leaf'), condensed: cssVar(canvas, '--dag-condensed'), projected: cssVar(canvas, '--dag-projected'), selected: cssVar(canvas, '--accent') };
+      const style = getComputedStyle(canvas);
+      const colors = { leaf: cssVar(style, '--dag-leaf'), condensed: cssVar(style, '--dag-condensed'), projected: cssVar(style, '--dag-projected'), selected: cssVar(style, '--accent') };
       for (const n of nodes) {
         ctx.fillStyle = n.data.selected ? colors.selected : n.data.projected ? colors.projected : n.data.depth > 0 ? colors.condensed : colors.leaf;
         const x = (n.position.x - bounds.x) * bounds.scale;

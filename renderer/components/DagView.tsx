@@ -23,7 +23,8 @@ import { dagOf, layoutDag, reuseUnchanged, type BusFlowEdge, type DagLayout, typ
 const FAR_ZOOM = 0.6;
 const isFar = (s: ReactFlowState) => s.transform[2] < FAR_ZOOM;
 
-const SummaryNode = memo(function SummaryNode({ id, data }: NodeProps<SummaryFlowNode>) {
+const SummaryNode = memo(function SummaryNode({ data }: NodeProps<SummaryFlowNode>) {
+  const id = data.nodeId;
   const far = useStore(isFar);
   const cls = `dag-node depth-${Math.min(data.depth, 4)}${data.projected ? ' projected' : ''}${data.compacted ? ' compacted' : ''}${data.selected ? ' selected' : ''}${far ? ' far' : ''}`;
   return (
@@ -96,7 +97,8 @@ function DagCanvas({ sessionId, modelFree, planDag: livePlanDag, planError, summ
   }, [dag, summaries, selectedId]);
   const flow = useReactFlow();
 
-  // Re-fit when the graph's shape changes (not on every slider frame: settle first).
+  // Re-fit when the graph's shape changes, once it has settled: longer than the slowest
+  // follow interval, so a dragged slider does not make the view jump on every redraw.
   const shapeKey = `${sessionId}:${nodes.length}:${edges.length}`;
   const lastShape = useRef('');
   useEffect(() => {
@@ -104,12 +106,12 @@ function DagCanvas({ sessionId, modelFree, planDag: livePlanDag, planError, summ
     const t = setTimeout(() => {
       lastShape.current = shapeKey;
       void flow.fitView(FIT_OPTIONS);
-    }, 160);
+    }, 600);
     return () => clearTimeout(t);
   }, [shapeKey, flow]);
 
   const onNodeClick: NodeMouseHandler<SummaryFlowNode> = useCallback((_e, node) => {
-    actions.select({ kind: 'node', nodeId: node.id });
+    actions.select({ kind: 'node', nodeId: node.data.nodeId });
     actions.scrollTo(node.data.firstPosition);
   }, []);
 

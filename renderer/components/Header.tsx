@@ -98,7 +98,7 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
         {activeRun ? <CompactionProgress run={activeRun} onCancel={() => void commands.cancel()} /> : null}
         <label className="check" title="Run only when the strategy's trigger fires (compactIfNeeded); otherwise Compact always runs a pass">
           <input type="checkbox" checked={onlyWhenTriggered} onChange={(e) => actions.setOnlyWhenTriggered(e.currentTarget.checked)} />
-          only if triggered
+          <span className="check-text">only if triggered</span>
         </label>
         <button type="button" className="btn btn-primary" data-testid="compact-button" disabled={!hasSession || running} onClick={() => void commands.compact()} title={`Run a pass for this variant (${MOD}Enter)`}>
           {running ? 'Compacting…' : 'Compact'}

@@ -5,7 +5,7 @@
  * overlaps within a layer pushed apart by one sweep. O(n log n): recomputed while a
  * slider moves, for graphs of thousands of nodes.
  */
-import type { Edge, Node } from '@xyflow/react';
+import { Position, type Edge, type Node, type NodeHandle } from '@xyflow/react';
 import type { ProjectedDag, ProjectedNode, SummaryKind } from '../../shared/compaction/types.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 
@@ -17,6 +17,8 @@ const GAP = 8;
 const LAYER_WIDTH = NODE_WIDTH + 64;
 
 export type SummaryNodeData = {
+  /** The summary's id in the plan ('s<id>' stored, 'p<k>' planned); the flow node's id is its slot. */
+  nodeId: string;
   depth: number;
   projected: boolean;
   compacted: boolean;
@@ -29,6 +31,20 @@ export type SummaryNodeData = {
 };
 
 export type SummaryFlowNode = Node<SummaryNodeData, 'summary'>;
+
+/**
+ * Every node's size and handles, given up front. React Flow otherwise treats a node object
+ * it has not measured as new: it resets the handle bounds, renders the node even when it
+ * is off screen, and measures it in the DOM. A slider redraw hands it fresh node objects,
+ * so without these every changed node (thousands) was mounted and measured per redraw.
+ * The handles match the <Handle>s the node component renders (parent link on the right,
+ * child link on the left, both mid-height).
+ */
+const NODE_MEASURED = { width: NODE_WIDTH, height: NODE_HEIGHT };
+const NODE_HANDLES: NodeHandle[] = [
+  { type: 'source', position: Position.Left, x: 0, y: NODE_HEIGHT / 2 - 0.5, width: 1, height: 1 },
+  { type: 'target', position: Position.Right, x: NODE_WIDTH - 1, y: NODE_HEIGHT / 2 - 0.5, width: 1, height: 1 },
+];
 
 /**
  * Parent-to-children links drawn as a bus (one vertical line beside the children's column,
@@ -75,8 +91,16 @@ export function dagOf(planDag: ProjectedDag | null, summaries: readonly SummaryI
   return { nodes: kept, edges: dag.edges.filter((e) => ids.has(e.source) && ids.has(e.target)), total };
 }
 
-/** Vertical position of every node: leaves in turn order, parents centred on their children. */
-function placeAlongTurns(dag: ProjectedDag, children: ReadonlyMap<string, string[]>): Map<string, number> {
+/**
+ * Vertical position of every node (leaves in turn order, parents centred on their
+ * children) and its slot: `d<depth>:<index in its layer>`.
+ *
+ * The slot, not the summary id, is the React Flow node id. A slider that changes the
+ * chunking renumbers the planned nodes ('p12' now covers other turns); keyed by slot, the
+ * node on screen stays mounted and only its data changes, instead of every visible node
+ * being unmounted, mounted and measured again on each redraw.
+ */
+function placeAlongTurns(dag: ProjectedDag, children: ReadonlyMap<string, string[]>): { along: Map<string, number>; slot: Map<string, string> } {
   const layers = new Map<number, ProjectedNode[]>();
   for (const n of dag.nodes) {
     const layer = layers.get(n.depth);
@@ -84,6 +108,7 @@ function placeAlongTurns(dag: ProjectedDag, children: ReadonlyMap<string, string
     else layers.set(n.depth, [n]);
   }
   const along = new Map<string, number>();
+  const slot = new Map<string, string>();
   const step = NODE_HEIGHT + GAP;
   for (const depth of [...layers.keys()].sort((a, b) => a - b)) {
     const desired = layers.get(depth)!.map((n) => {
@@ -101,21 +126,25 @@ function placeAlongTurns(dag: ProjectedDag, children: ReadonlyMap<string, string
     if (desired.every((d) => Number.isNaN(d.want))) {
       // A layer with no placed children (leaves): along the turns.
       desired.sort((a, b) => a.n.firstPosition - b.n.firstPosition || a.n.lastPosition - b.n.lastPosition);
-      desired.forEach((d, i) => along.set(d.n.id, i * step));
+      desired.forEach((d, i) => {
+        along.set(d.n.id, i * step);
+        slot.set(d.n.id, `d${depth}:${i}`);
+      });
       continue;
     }
     // Nodes without placed children go after the others, in turn order.
     for (const d of desired) if (Number.isNaN(d.want)) d.want = Number.POSITIVE_INFINITY;
     desired.sort((a, b) => a.want - b.want || a.n.firstPosition - b.n.firstPosition);
     let cursor = Number.NEGATIVE_INFINITY;
-    for (const d of desired) {
+    desired.forEach((d, i) => {
       const want = Number.isFinite(d.want) ? d.want : cursor + step;
       const at = Math.max(want, cursor + step);
       along.set(d.n.id, Number.isFinite(at) ? at : 0);
+      slot.set(d.n.id, `d${depth}:${i}`);
       cursor = along.get(d.n.id)!;
-    }
+    });
   }
-  return along;
+  return { along, slot };
 }
 
 export function layoutDag(dag: ProjectedDag, summaries: readonly SummaryInfo[], selectedId: string | null): DagLayout {
@@ -130,20 +159,23 @@ export function layoutDag(dag: ProjectedDag, summaries: readonly SummaryInfo[], 
   }
   const summaryById = new Map<number, SummaryInfo>();
   for (const s of summaries) summaryById.set(s.id, s);
-  const along = placeAlongTurns(dag, children);
+  const { along, slot } = placeAlongTurns(dag, children);
 
   const nodes: SummaryFlowNode[] = dag.nodes.map((n) => {
     const sid = /^s(\d+)$/.exec(n.id);
     const stored = sid ? summaryById.get(Number(sid[1])) : undefined;
     return {
-      id: n.id,
+      id: slot.get(n.id)!,
       type: 'summary',
       position: { x: n.depth * LAYER_WIDTH, y: along.get(n.id) ?? 0 },
       width: NODE_WIDTH,
       height: NODE_HEIGHT,
+      measured: NODE_MEASURED,
+      handles: NODE_HANDLES,
       draggable: false,
       connectable: false,
       data: {
+        nodeId: n.id,
         depth: n.depth,
         projected: n.projected,
         compacted: n.compacted,
@@ -171,8 +203,9 @@ export function layoutDag(dag: ProjectedDag, summaries: readonly SummaryInfo[], 
     // the box of its two ends, so together they stay drawn wherever one of the children is.
     const above = ticks.filter((t) => t.y <= parentY);
     const below = ticks.filter((t) => t.y > parentY);
-    if (above.length > 0) edges.push({ id: `${source}>up`, source, target: above[0].id, type: 'bus', className, focusable: false, selectable: false, data: { busX, ticks: above, drawsStem: true } });
-    if (below.length > 0) edges.push({ id: `${source}>down`, source, target: below[below.length - 1].id, type: 'bus', className, focusable: false, selectable: false, data: { busX, ticks: below, drawsStem: above.length === 0 } });
+    const from = slot.get(source)!;
+    if (above.length > 0) edges.push({ id: `${from}>up`, source: from, target: slot.get(above[0].id)!, type: 'bus', className, focusable: false, selectable: false, data: { busX, ticks: above, drawsStem: true } });
+    if (below.length > 0) edges.push({ id: `${from}>down`, source: from, target: slot.get(below[below.length - 1].id)!, type: 'bus', className, focusable: false, selectable: false, data: { busX, ticks: below, drawsStem: above.length === 0 } });
   }
   return { nodes, edges };
 }
@@ -183,6 +216,7 @@ function sameNode(a: SummaryFlowNode, b: SummaryFlowNode): boolean {
   return (
     a.position.x === b.position.x &&
     a.position.y === b.position.y &&
+    x.nodeId === y.nodeId &&
     x.depth === y.depth &&
     x.projected === y.projected &&
     x.compacted === y.compacted &&
@@ -196,7 +230,7 @@ function sameNode(a: SummaryFlowNode, b: SummaryFlowNode): boolean {
 }
 
 function sameEdge(a: BusFlowEdge, b: BusFlowEdge): boolean {
-  if (a.className !== b.className || a.target !== b.target || a.data!.busX !== b.data!.busX || a.data!.drawsStem !== b.data!.drawsStem) return false;
+  if (a.className !== b.className || a.source !== b.source || a.target !== b.target || a.data!.busX !== b.data!.busX || a.data!.drawsStem !== b.data!.drawsStem) return false;
   const p = a.data!.ticks;
   const q = b.data!.ticks;
   if (p.length !== q.length) return false;

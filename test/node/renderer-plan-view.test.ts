@@ -102,14 +102,22 @@ describe('DAG layout', () => {
     for (let i = 1; i < byTurns.length; i++) expect(byTurns[i].position.y).toBeGreaterThan(byTurns[i - 1].position.y);
     const parent = parents[0];
     expect(parent.position.x).toBeGreaterThan(leaves[0].position.x);
-    const children = p.dag.edges.filter((e) => e.source === parent.id).map((e) => e.target);
+    const children = p.dag.edges.filter((e) => e.source === parent.data.nodeId).map((e) => e.target);
     expect(children).toHaveLength(18);
-    const meanY = children.reduce((sum, id) => sum + nodes.find((n) => n.id === id)!.position.y, 0) / children.length;
+    const meanY = children.reduce((sum, id) => sum + nodes.find((n) => n.data.nodeId === id)!.position.y, 0) / children.length;
     expect(parent.position.y).toBeCloseTo(meanY, 6);
     // The bus edges (up to two per parent) reach every child exactly once.
     const ticks = edges.flatMap((e) => e.data!.ticks.map((t) => t.id)).sort();
     expect(ticks).toEqual([...children].sort());
     expect(edges.filter((e) => e.data!.drawsStem)).toHaveLength(1);
+  });
+
+  it('keys flow nodes by slot (depth and rank), so a renumbered plan keeps its nodes mounted', () => {
+    const { nodes } = layoutOf(plan('dag', { leafChunkTokens: 8000 }));
+    expect(nodes.filter((n) => n.data.depth === 0).map((n) => n.id)).toEqual(Array.from({ length: 18 }, (_, i) => `d0:${i}`));
+    expect(nodes.find((n) => n.data.depth === 1)!.id).toBe('d1:0');
+    const coarser = layoutOf(plan('dag', { leafChunkTokens: 20000 })).nodes;
+    expect(coarser.map((n) => n.id).filter((id) => nodes.some((m) => m.id === id))).toHaveLength(coarser.length);
   });
 
   it('hands back the same node objects for what a slider move did not change', () => {
