@@ -186,7 +186,7 @@ test('imports a transcript, tunes and runs the dag strategy, inspects DAG and co
   expect(problems).toEqual([]);
 });
 
-test('opens a turn: thinking and tool calls stay collapsed until clicked', async ({ page }) => {
+test('opens a turn with thinking and tool calls collapsed, shows the compaction Claude Code recorded, and finds turns by search', async ({ page }) => {
   await page.goto(studio.url);
   const row = page.locator('[data-testid=turn-row][data-turn-index="1"]');
   await expect(row).toContainText('thinking');
