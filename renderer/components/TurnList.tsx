@@ -43,7 +43,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     }
     return map;
   }, [detail.data]);
-  const highlight = useMemo(() => selectionRange(selection, wb, detail.data?.externalCompactions_), [selection, wb.plan, wb.summaries, detail.data]); // eslint-disable-line react-hooks/exhaustive-deps
+  const highlight = useMemo(() => selectionRange(selection, wb, detail.data?.externalCompactions_), [selection, wb.plan, wb.summaries, detail.data]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const estimateSize = useCallback(
@@ -68,10 +68,11 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     scrollRef.current?.scrollTo({ top: 0 });
   }, [sessionId]);
 
-  // Bring requested turns into view (a selected DAG node's first source turn).
+  // Bring requested turns into view (a selected DAG node's first source turn, a search hit).
+  // Only on a new request (each carries a nonce), not on every render.
   useEffect(() => {
     if (scrollRequest && scrollRequest.position < turnCount) virtualizer.scrollToIndex(scrollRequest.position, { align: scrollRequest.align });
-  }, [scrollRequest]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [scrollRequest]);
 
   // When a parameter moves the protected-tail boundary out of sight, follow it: the user
   // is moving it to see where it lands. A session switch (previous null) does not scroll.
@@ -87,14 +88,15 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     const visibleFirst = items[0].index + 2;
     const visibleLast = items[items.length - 1].index - 2;
     if (index < visibleFirst || index > visibleLast) virtualizer.scrollToIndex(index, { align: 'center' });
-  }, [protectedB?.position, sessionId]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [protectedB?.position, sessionId]);
 
   const items = virtualizer.getVirtualItems();
+  // The pages in view change only when the first or last visible row does.
   const pages = useMemo(() => {
     const set = new Set<number>();
     for (const it of items) set.add(Math.floor(it.index / TURN_PAGE_SIZE));
     return [...set].sort((a, b) => a - b);
-  }, [items.length > 0 ? items[0].index : -1, items.length > 0 ? items[items.length - 1].index : -1]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [items.length > 0 ? items[0].index : -1, items.length > 0 ? items[items.length - 1].index : -1]);
   const turnPages = useTurnPages(sessionId, pages);
 
   const onToggle = useCallback((position: number) => actions.toggleExpanded(position), []);
