@@ -224,6 +224,10 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     concurrency: semaphore.limit,
     signal,
     async summarize(req, opts): Promise<TieredSummary> {
+      // The extractive summarizer never awaits I/O: without a trip through the macrotask
+      // queue a worker running a long pass would never read its 'cancel' message.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (signal.aborted) throw abortError(signal);
       counters.summariesRequested++;
       const s = await summarizeWithTiers({ db, summarizer, request: req, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback });
       counters.summarizerCalls += s.calls;

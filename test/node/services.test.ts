@@ -196,6 +196,38 @@ describe('cancelling a pass', () => {
   });
 });
 
+describe('cancelling a long extractive pass', () => {
+  it('stops between summaries although the extractive summarizer never awaits I/O', async () => {
+    // 6,000 generated turns, leaf chunks of 300 tokens: hundreds of synchronous summaries.
+    const lines: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const role = i % 2 === 0 ? 'user' : 'assistant';
+      lines.push(JSON.stringify({ role, content: `turn ${i}: please check src/module_${i % 97}.ts and run npm test -- --grep case${i}; the error code was E${1000 + (i % 500)} and the next step is to fix it before release ${i % 13}` }));
+    }
+    const report = value<ImportReport>(await service.dispatch('importText', { fileName: 'long-chat.jsonl', text: lines.join('\n') }));
+    const sessionId = report.sessions[0].id;
+    const progressed = new Promise<void>((resolve) => {
+      const off = service.onEvent((e) => {
+        if (e.type === 'run-progress' && e.done >= 1) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const { runId, variantId } = value<{ runId: number; variantId: number }>(await service.dispatch('startCompaction', { sessionId, strategy: 'dag', params: { freshTailCount: 4, leafChunkTokens: 300 }, force: true }));
+    await progressed;
+    expect(value<{ cancelled: boolean }>(await service.dispatch('cancelCompaction', { runId }))).toEqual({ cancelled: true });
+    const done = await finished(runId);
+    expect(done.status).toBe('cancelled');
+    await service.runner.whenDone(runId);
+    expect(value<unknown[]>(await service.dispatch('listSummaries', { variantId }))).toEqual([]);
+    // Cancelled by the worker itself (the abort reached it), not by terminating it.
+    const runs = value<Array<{ status: string; events: Array<{ kind: string }> }>>(await service.dispatch('listRuns', { variantId }));
+    expect(runs.map((r) => r.status)).toEqual(['cancelled']);
+    expect(runs[0].events.map((e) => e.kind)).not.toContain('worker_failed');
+  });
+});
+
 describe('closing the service mid-pass', () => {
   it('stops the worker and leaves the run cancelled, not running', async () => {
     const fake = await startFakeOpenAiServer();
