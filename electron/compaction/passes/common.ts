@@ -1,12 +1,13 @@
 /**
  * Helpers shared by the dag, rolling, masking, window and forgetting passes: parameter
  * resolution (the engine adds `force` to the strategy's own parameters), a small
- * bounded pool for summarize calls, and reading a span's turns.
+ * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
  */
 import { resolveParams, type ParamSpec } from '../../../shared/compaction/params.js';
-import type { PlanSpan } from '../../../shared/compaction/types.js';
+import type { Plan, PlanSpan, VariantState } from '../../../shared/compaction/types.js';
 import type { Turn } from '../../../shared/model/turn.js';
-import type { PassContext } from '../pass.js';
+import { setVariantState } from '../../store/variants.js';
+import type { PassContext, PassOutcome } from '../pass.js';
 
 /**
  * Splits what the engine passes into (the strategy's resolved parameters, force).
@@ -63,4 +64,23 @@ export function countTiers(tiers: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const t of tiers) out[t] = (out[t] ?? 0) + 1;
   return out;
+}
+
+/**
+ * The shared body of the model-free "drop" passes (window, forgetting): plan, skip when
+ * the trigger says no, else store the new droppedRanges (computed by the strategy from the
+ * plan's one span) in ONE transaction for the replay. No summary is written.
+ */
+export function runDropPass(ctx: PassContext, plan: Plan, nextDroppedRanges: (span: PlanSpan) => Array<[number, number]>): PassOutcome {
+  const span = plan.spans[0];
+  if (!plan.trigger.compact || !span) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
+  ctx.checkCancelled();
+  const state: VariantState = { ...ctx.state, droppedRanges: nextDroppedRanges(span) };
+  ctx.db.transaction(() => setVariantState(ctx.db, ctx.variant.id, state))();
+  ctx.progress(1, 1, 0);
+  return {
+    status: 'completed',
+    stats: { reason: plan.trigger.reason, turnsDropped: span.turnIds.length, tokensDropped: span.tokens, droppedRanges: state.droppedRanges, plannedTokensAfter: plan.tokensAfter },
+    state,
+  };
 }
