@@ -9,6 +9,8 @@
  * transaction at commit, so a cancelled or failed run leaves nothing partial; the
  * engine only ever writes the run row and its events around them.
  */
+import { maskedMetas, preMaskWindowOf } from '../../shared/compaction/mask-stage.js';
+import { maskToolResults } from '../../shared/compaction/masking.js';
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
@@ -191,10 +193,15 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const started = Date.now();
   const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  const metas = listTurnMetas(db, o.sessionId);
+  // With the masking first stage (shared/compaction/mask-stage.ts) the pass plans on the
+  // masked counts, exactly as planFor does for the window's preview.
+  const preMask = preMaskWindowOf(params);
+  const storedMetas = listTurnMetas(db, o.sessionId);
+  const metas = preMask === null ? storedMetas : maskedMetas(storedMetas, preMask);
   const count = (text: string) => countTokens(text, tokenizer);
   // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
   let allTurns: Turn[] | null = null;
+  let maskedTurns: Turn[] | null = null;
   let replayCount: ((text: string) => number) | null = null;
   const seenTokens = () => {
     allTurns ??= listTurns(db, o.sessionId);
@@ -211,7 +218,15 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     runId,
     metas,
     // The replay accounting has read every turn already: serve spans from it (index = position).
-    readTurns: (from, to) => (allTurns ? allTurns.slice(Math.max(0, from), Math.max(0, to)) : listTurns(db, o.sessionId, { from, to })),
+    // With the masking first stage the summarizer sees the masked turns.
+    readTurns: (from, to) => {
+      if (preMask !== null) {
+        allTurns ??= listTurns(db, o.sessionId);
+        maskedTurns ??= maskToolResults(allTurns, preMask, count);
+        return maskedTurns.slice(Math.max(0, from), Math.max(0, to));
+      }
+      return allTurns ? allTurns.slice(Math.max(0, from), Math.max(0, to)) : listTurns(db, o.sessionId, { from, to });
+    },
     readSummaries: () => listExistingSummaries(db, variant.id),
     summaryText: (id) => {
       const row = db.prepare('SELECT text FROM summaries WHERE id = ? AND variant_id = ?').get(id, variant.id) as { text: string } | undefined;

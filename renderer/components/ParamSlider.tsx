@@ -73,7 +73,7 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
           max={spec.max ?? undefined}
           step={spec.step}
           value={draft}
-          placeholder={unlimited ? '∞ unlimited' : undefined}
+          placeholder={unlimited ? `∞ ${spec.unlimitedLabel ?? 'unlimited'}` : undefined}
           onChange={(e) => setDraft(e.currentTarget.value)}
           onBlur={commitDraft}
           onKeyDown={(e) => {

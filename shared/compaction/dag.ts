@@ -21,6 +21,7 @@
  *   the turns not covered by any summary (at least the fresh tail).
  */
 import type { ParamSpec } from './params.js';
+import { preMaskSpec } from './mask-stage.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps } from './spans.js';
@@ -116,6 +117,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     unlimitedValue: UNLIMITED_DEPTH,
     doc: 'Deepest condensed summary allowed; 0 = leaves only, -1 = unlimited (the default, issue 3; -1 as in lossless-claw).',
   },
+  preMaskSpec,
 ];
 
 /** The most recent depth-0 summary: the one covering the latest turns (ties: the newest id). */

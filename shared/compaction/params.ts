@@ -20,6 +20,8 @@ export interface ParamSpec {
   doc: string;
   /** A special "unlimited" value (e.g. maxCondenseDepth), shown as ∞. */
   unlimitedValue?: number;
+  /** How the window names the unlimited value (default "unlimited"; the masking first stage says "off"). */
+  unlimitedLabel?: string;
 }
 
 export class ParamError extends Error {

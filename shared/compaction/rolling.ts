@@ -23,6 +23,7 @@
  * with the summary, an assistant turn acknowledging it, then the turns from the pointer.
  */
 import type { ParamSpec } from './params.js';
+import { preMaskSpec } from './mask-stage.js';
 import { ParamError } from './params.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
@@ -49,6 +50,7 @@ export const rollingSpecs: readonly ParamSpec[] = [
     unit: '%',
     doc: 'Share of (summary + uncompacted characters) folded into the summary per call, 1-99 (out of range is an error). Default 50 (the seed design).',
   },
+  preMaskSpec,
 ];
 
 /** Target size of the new rolling summary (see ROLLING_SUMMARY_MAX_TOKENS). */

@@ -24,6 +24,7 @@
  * Counting conventions as everywhere (spans.ts): system turns are never summarized.
  */
 import type { ParamSpec } from './params.js';
+import { preMaskSpec } from './mask-stage.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convCountIn, convTokensIn, formatCount, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
@@ -53,6 +54,7 @@ export const twoLineSpecs: readonly ParamSpec[] = [
   { name: 'minBatch', label: 'Min batch', default: 20, min: 1, max: null, sliderMax: 200, step: 1, kind: 'int', unit: 'turns', doc: 'A background pass summarizes new turns only when at least this many lie beyond the kept window. Default 20 (the seed).' },
   { name: 'chunkChars', label: 'Chunk size', default: 18000, min: 500, max: null, sliderMax: 100000, step: 500, kind: 'int', unit: 'chars', doc: 'About how many characters one chunk summary covers. Default 18,000 (the seed).' },
   { name: 'concurrency', label: 'Concurrency', default: 4, min: 1, max: 32, step: 1, kind: 'int', unit: 'chunks', doc: 'Chunks summarized at once by the background pass. Default 4 (the seed).' },
+  preMaskSpec,
 ];
 
 /** Target size of one chunk summary: a quarter of its tokens, between 64 and 1,500 (chunkChars 18,000 ≈ 4,500 tokens → ~1,100). */

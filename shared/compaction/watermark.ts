@@ -24,6 +24,7 @@
  * tokens are over conversation (non-system) turns; system turns are never summarized.
  */
 import type { ParamSpec } from './params.js';
+import { preMaskSpec } from './mask-stage.js';
 import type { StrategyDefinition } from './strategy.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
@@ -42,6 +43,7 @@ export const watermarkSpecs: readonly ParamSpec[] = [
   { name: 'preserveRecentTurns', label: 'Preserve recent', default: 5, min: 0, max: null, sliderMax: 100, step: 1, kind: 'int', unit: 'turns', doc: 'The most recent turns, never summarized. Default 5 (the seed spec).' },
   { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in prices.ts); over it, only the hard cap compacts. Default 0.20 (the seed spec).' },
   { name: 'summaryMaxTokens', label: 'Summary size', default: 2000, min: 64, max: null, sliderMax: 16000, step: 100, kind: 'int', unit: 'tokens', doc: 'Target (maximum) size of the compaction summary. Default 2,000: the seed leaves it open; 2,000 is the cap the dag and rolling summaries use here, about 7% of the soft threshold.' },
+  preMaskSpec,
 ];
 
 export type WatermarkSkip = 'below_soft_threshold' | 'budget_exhausted' | 'no_valid_boundary' | 'nothing_new';

@@ -9,6 +9,8 @@
  * Pure (shared/): the window's Context view, the exports and the watermark pass's
  * validation all call this same function.
  */
+import { preMaskWindowOf } from '../compaction/mask-stage.js';
+import { maskToolResults } from '../compaction/masking.js';
 import type { StrategyName, VariantState } from '../compaction/types.js';
 import type { ReplayMessage, SummaryInfo } from '../contract.js';
 import { blockToText, type ContentBlock, type Turn } from '../model/turn.js';
@@ -201,5 +203,9 @@ export function finishReplay(candidates: readonly ReplayCandidate[], countTokens
 
 /** The exact message list the model would receive for this variant, with token counts. */
 export function buildReplay(input: ReplayInput): ReplayResult {
-  return finishReplay(candidatesFor(input), input.countTokens);
+  // The optional masking first stage of the summarizing strategies (compaction/mask-stage.ts)
+  // applies to every turn the strategy shows, like a condenser earlier in the pipeline.
+  const preMask = input.strategy === 'masking' ? null : preMaskWindowOf(input.params);
+  const turns = preMask === null ? input.turns : maskToolResults(input.turns, preMask, input.countTokens);
+  return finishReplay(candidatesFor(turns === input.turns ? input : { ...input, turns }), input.countTokens);
 }

@@ -21,7 +21,7 @@ const FIVE_TURN_CHUNKS = Array.from({ length: 10 }, (_, k) => [1 + 5 * k, 5 + 5 
 
 describe('two-line planner', () => {
   it('has the seed defaults and documents the ordinary profile', () => {
-    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, keepLast: 40, minBatch: 20, chunkChars: 18000, concurrency: 4 });
+    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, keepLast: 40, minBatch: 20, chunkChars: 18000, concurrency: 4, preMaskWindow: -1 });
     expect(ORDINARY_PROFILE_KEEP_LAST).toBe(6);
     expect(twoLineStrategy.description).toContain('use 6 for an ordinary chat');
   });

@@ -26,7 +26,7 @@ const noState: VariantState = {};
 
 describe('watermark planner', () => {
   it('has the seed defaults', () => {
-    expect(defaultsOf(watermarkStrategy.specs)).toEqual({ softThresholdTokens: 30000, hardCapTokens: 80000, preserveRecentTurns: 5, maxCostPerSessionUsd: 0.2, summaryMaxTokens: 2000 });
+    expect(defaultsOf(watermarkStrategy.specs)).toEqual({ softThresholdTokens: 30000, hardCapTokens: 80000, preserveRecentTurns: 5, maxCostPerSessionUsd: 0.2, summaryMaxTokens: 2000, preMaskWindow: -1 });
   });
 
   it('counts pending tokens between the system prefix and the preserved turns', () => {
