@@ -5,6 +5,7 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
+import { costUsd, MODEL_PRICES } from '../../shared/compaction/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/compaction/summarizer.js';
 import { buildPrompt, OPENAI_PROMPT_VERSION } from './prompts.js';
@@ -20,23 +21,14 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
 
 /**
- * USD per million tokens (input, output), from OpenAI's public price list; models not
- * listed cost 0 (local servers). Used for cost stats and the watermark cost budget.
+ * Cost of one call from the one price table (shared/compaction/prices.ts). A model the
+ * table does not list costs 0 on a non-OpenAI endpoint (Ollama, vLLM, llama.cpp run
+ * locally); on api.openai.com it gets the table's deliberate overestimate.
  */
-export const PRICE_USD_PER_MTOK: Record<string, { input: number; output: number }> = {
-  'gpt-4o-mini': { input: 0.15, output: 0.6 },
-  'gpt-4o': { input: 2.5, output: 10 },
-  'gpt-4.1': { input: 2, output: 8 },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
-  'gpt-5': { input: 1.25, output: 10 },
-  'gpt-5-mini': { input: 0.25, output: 2 },
-  'gpt-5-nano': { input: 0.05, output: 0.4 },
-};
-
-export function costUsd(model: string, tokensIn: number, tokensOut: number): number {
-  const price = PRICE_USD_PER_MTOK[model];
-  return price ? (tokensIn * price.input + tokensOut * price.output) / 1_000_000 : 0;
+export function callCostUsd(baseURL: string, model: string, tokensIn: number, tokensOut: number): number {
+  const listed = Object.keys(MODEL_PRICES).some((name) => model.startsWith(name));
+  if (!listed && !isOfficialApi(baseURL)) return 0;
+  return costUsd(model, tokensIn, tokensOut);
 }
 
 export interface OpenAiSummarizerOptions {
@@ -123,7 +115,7 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
       const tokensIn = c.usage?.prompt_tokens;
       const tokensOut = c.usage?.completion_tokens;
       const model = typeof c.model === 'string' && c.model.length > 0 ? c.model : o.model;
-      return { text, model, tokensIn, tokensOut, costUsd: costUsd(o.model, tokensIn ?? 0, tokensOut ?? 0) };
+      return { text, model, tokensIn, tokensOut, costUsd: callCostUsd(o.baseURL, o.model, tokensIn ?? 0, tokensOut ?? 0) };
     },
   };
 }
