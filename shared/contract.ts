@@ -195,7 +195,8 @@ export interface OperationResults {
   resolveVariant: VariantInfo;
   listSummaries: SummaryInfo[];
   listRuns: RunInfo[];
-  startCompaction: { runId: number; variantId: number };
+  /** `rerunQueued`: two-line's one task per session; the request will run once more after run `runId`. */
+  startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;
   exportVariant: { fileName: string; mimeType: string; content: string };

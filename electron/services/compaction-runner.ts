@@ -4,6 +4,7 @@
  * main thread (Electron's main process or the browser-mode server) stays responsive,
  * relays progress as StudioEvents, and cancels through the worker's AbortSignal.
  */
+import { TwoLineScheduler } from '../compaction/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
 import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
@@ -54,8 +55,49 @@ export class CompactionRunner {
     },
   ) {}
 
-  /** Starts a pass; resolves as soon as the worker has created the run row. */
-  start(job: PassJob): Promise<{ runId: number; variantId: number }> {
+  /**
+   * two-line's "one task per session" (electron/compaction/two-line-scheduler.ts): a
+   * two-line request while the session's two-line task runs only marks it to run once
+   * more when it finishes. Other strategies get 'busy' while a session is compacting.
+   */
+  private readonly twoLine = new TwoLineScheduler((sessionId, err) => {
+    console.error(`compaction: two-line rerun for session ${sessionId} failed: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  /** The ids of the run each session's two-line task is on (resolves once its row exists). */
+  private readonly twoLineCurrent = new Map<number, Promise<{ runId: number; variantId: number }>>();
+  private stopped = false;
+
+  /**
+   * Starts a pass; resolves as soon as the worker has created the run row. A two-line
+   * request for a session whose two-line task is running resolves with that run's ids
+   * and `rerunQueued: true`: the pass runs once more after it.
+   */
+  start(job: PassJob): Promise<{ runId: number; variantId: number; rerunQueued?: boolean }> {
+    if (job.strategy !== 'two-line') return this.startNow(job);
+    return new Promise((resolve, reject) => {
+      const outcome = this.twoLine.request(job.sessionId, async () => {
+        if (this.stopped) return;
+        const ids = this.startNow(job);
+        this.twoLineCurrent.set(job.sessionId, ids);
+        let started: { runId: number; variantId: number };
+        try {
+          started = await ids;
+        } catch (err) {
+          reject(err);
+          throw err;
+        }
+        resolve(started);
+        await this.whenDone(started.runId);
+      });
+      if (outcome !== 'started') {
+        const current = this.twoLineCurrent.get(job.sessionId);
+        if (current) current.then((ids) => resolve({ ...ids, rerunQueued: true }), reject);
+        else resolve(Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is starting; try again`)));
+      }
+    });
+  }
+
+  private startNow(job: PassJob): Promise<{ runId: number; variantId: number }> {
     if (this.busySessions.has(job.sessionId)) {
       return Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is already running; cancel it or wait for it to finish`));
     }
@@ -181,6 +223,8 @@ export class CompactionRunner {
    * exit handlers use to close runs a terminated worker left open.
    */
   async stopAll(graceMs = 3_000): Promise<void> {
+    // No two-line rerun may start a worker once shutdown has begun.
+    this.stopped = true;
     for (const run of this.active.values()) run.cancelRequested = true;
     const exits = [...this.workers.entries()];
     for (const [worker] of exits) this.abortWorker(worker, graceMs);

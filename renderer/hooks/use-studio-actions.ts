@@ -165,9 +165,21 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
   const compact = useCallback(async () => {
     if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to compact' });
     const running = studioStore.getState().activeRun;
-    if (running && running.status === 'running') return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
+    const force = !studioStore.getState().onlyWhenTriggered;
+    if (running && running.status === 'running') {
+      // two-line's one task per session: asking again marks the pass to run once more.
+      if (strategy === 'two-line' && running.strategy === 'two-line' && running.sessionId === sessionId) {
+        try {
+          const r = await api.startCompaction({ sessionId, strategy, params, force });
+          if (r.rerunQueued) actions.notify({ kind: 'info', title: `Two-line will run once more after run #${r.runId}` });
+        } catch (err) {
+          actions.notify({ kind: 'error', title: 'Could not queue compaction', message: (err as Error).message });
+        }
+        return;
+      }
+      return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
+    }
     try {
-      const force = !studioStore.getState().onlyWhenTriggered;
       const { runId, variantId } = await api.startCompaction({ sessionId, strategy, params, force });
       actions.setActiveRun({ runId, variantId, sessionId, strategy, done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
       void client.invalidateQueries({ queryKey: keys.runs(variantId) });

@@ -228,6 +228,46 @@ describe('cancelling a long extractive pass', () => {
   });
 });
 
+describe('two-line: one task per session', () => {
+  it('a request while the session\'s two-line pass runs only marks it to run once more', async () => {
+    const fake = await startFakeOpenAiServer();
+    fake.setDefault({ kind: 'delay', ms: 400 });
+    try {
+      await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: fake.baseURL, model: 'fake-model' }, apiKey: 'sk-test-two-line', concurrency: 1 });
+      const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [path.join(FIXTURES, 'openhands', 'OpenHands__multi_swe_bench_examples_output__line0__ponylang__ponyc-4595.json')] }));
+      const sessionId = report.sessions[0].id;
+      // Warning line crossed (low contextWindow), small chunks: several slow model calls.
+      const params = { contextWindow: 20000, warningPct: 10, emergencyPct: 99, keepLast: 4, minBatch: 2, chunkChars: 4000, concurrency: 1 };
+      const first = value<{ runId: number; variantId: number; rerunQueued?: boolean }>(await service.dispatch('startCompaction', { sessionId, strategy: 'two-line', params }));
+      expect(first.rerunQueued).toBeUndefined();
+      await fake.waitForRequests(1);
+      const second = value<{ runId: number; rerunQueued?: boolean }>(await service.dispatch('startCompaction', { sessionId, strategy: 'two-line', params }));
+      const third = value<{ runId: number; rerunQueued?: boolean }>(await service.dispatch('startCompaction', { sessionId, strategy: 'two-line', params }));
+      expect(second).toEqual({ runId: first.runId, variantId: first.variantId, rerunQueued: true });
+      expect(third).toEqual({ runId: first.runId, variantId: first.variantId, rerunQueued: true });
+      // Another strategy on the same session meanwhile is refused, not queued.
+      const other = await service.dispatch('startCompaction', { sessionId, strategy: 'dag', params: {}, force: true });
+      expect(other.ok ? null : other.error.code).toBe('busy');
+
+      expect((await finished(first.runId)).status).toBe('completed');
+      // Exactly one more run follows (three requests while running collapse into one rerun).
+      let runs: Array<{ id: number; status: string }> = [];
+      for (let i = 0; i < 200; i++) {
+        runs = value<Array<{ id: number; status: string }>>(await service.dispatch('listRuns', { variantId: first.variantId }));
+        if (runs.length === 2 && runs[1].status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(runs.map((r) => r.status)).toEqual(['completed', expect.stringMatching(/^(completed|skipped)$/)]);
+      await service.runner.whenDone(runs[1].id);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(value<unknown[]>(await service.dispatch('listRuns', { variantId: first.variantId }))).toHaveLength(2);
+    } finally {
+      await service.dispatch('setSettings', { summarizer: { kind: 'extractive' }, apiKey: '', concurrency: 4 });
+      await fake.close();
+    }
+  });
+});
+
 describe('closing the service mid-pass', () => {
   it('stops the worker and leaves the run cancelled, not running', async () => {
     const fake = await startFakeOpenAiServer();
