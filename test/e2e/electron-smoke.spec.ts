@@ -46,7 +46,7 @@ test.describe('the desktop app', () => {
     fs.rmSync(userData, { recursive: true, force: true });
   });
 
-  test('opens a locked-down window with exactly the contract and the demo session', async () => {
+  test('opens a locked-down window with exactly the contract and the demo session (skipped where the Electron binary cannot be downloaded)', async () => {
     const app = await electron.launch({
       executablePath: (found as { path: string }).path,
       args: [ROOT],
