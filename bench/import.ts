@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openDatabase, type DB } from '../electron/store/db.js';
-import { importFiles } from '../electron/import/index.js';
+import { importFiles } from '../electron/importers/import.js';
 
 export interface ImportBenchResult {
   turns: number;

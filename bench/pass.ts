@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../electron/store/db.js';
-import { importText } from '../electron/import/index.js';
-import { runCompaction } from '../electron/compaction/engine.js';
+import { importText } from '../electron/importers/import.js';
+import { runCompaction } from '../electron/engine/engine.js';
 
 export interface PassBenchResult {
   turns: number;

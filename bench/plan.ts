@@ -10,8 +10,8 @@
  * are the large turns, as in real sessions.
  */
 import { pathToFileURL } from 'node:url';
-import { STRATEGY_DEFINITIONS, planFor } from '../shared/compaction/index.js';
-import { STRATEGIES, type StrategyName } from '../shared/compaction/types.js';
+import { STRATEGY_DEFINITIONS, planFor } from '../shared/strategies/index.js';
+import { STRATEGIES, type StrategyName } from '../shared/strategies/types.js';
 import type { Role, TurnMeta } from '../shared/model/turn.js';
 
 export interface PlanBenchResult {

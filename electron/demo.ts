@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from './store/db.js';
-import { importFiles } from './import/index.js';
+import { importFiles } from './importers/import.js';
 
 /** The bundled transcript, under `<resourcesDir>/demo/`. */
 export const DEMO_FILE = 'spotter__subagent.jsonl';

@@ -23,8 +23,8 @@ const args = new Set(process.argv.slice(2));
 
 /** source (relative to ROOT) -> output file name in dist/electron/. */
 const ENTRIES = [
-  ['electron/main.ts', 'main.cjs'],
-  ['electron/preload.ts', 'preload.cjs'],
+  ['electron/shell/main.ts', 'main.cjs'],
+  ['electron/shell/preload.ts', 'preload.cjs'],
   ['electron/server/serve.ts', 'serve.cjs'],
   ['electron/services/pass-worker.ts', 'pass-worker.cjs'],
   ['electron/cli/main.ts', 'cli.cjs'],

@@ -6,8 +6,8 @@
  * derived from OPERATIONS, so there is one list of operations, not three.
  */
 import { z } from 'zod';
-import { STRATEGIES } from './compaction/types.js';
-import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './compaction/types.js';
+import { STRATEGIES } from './strategies/types.js';
+import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
 
 const Id = z.number().int().positive();

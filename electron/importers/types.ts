@@ -1,7 +1,7 @@
 /**
  * What every importer produces: sessions of canonical turns (shared/model/turn.ts),
  * plus the compactions the source tool itself recorded. The writer
- * (electron/import/) gives them ids, counts and rows.
+ * (electron/importers/) gives them ids, counts and rows.
  */
 import type { ImportedTurn } from '../../shared/model/turn.js';
 import type { JsonlRecord, Peekable } from './source.js';

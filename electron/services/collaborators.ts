@@ -12,7 +12,7 @@ import { StudioError, type ExportFormat, type ImportReport, type Replay } from '
 import { exportVariant } from '../../shared/export/index.js';
 import { buildReplay } from '../../shared/replay/index.js';
 import { ensureDemoSession } from '../demo.js';
-import { importFiles, importText } from '../import/index.js';
+import { importFiles, importText } from '../importers/import.js';
 
 export interface ImportOptions {
   format?: string;

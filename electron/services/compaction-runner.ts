@@ -4,7 +4,7 @@
  * main thread (Electron's main process or the browser-mode server) stays responsive,
  * relays progress as StudioEvents, and cancels through the worker's AbortSignal.
  */
-import { TwoLineScheduler } from '../compaction/two-line-scheduler.js';
+import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
 import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
@@ -56,7 +56,7 @@ export class CompactionRunner {
   ) {}
 
   /**
-   * two-line's "one task per session" (electron/compaction/two-line-scheduler.ts): a
+   * two-line's "one task per session" (electron/engine/two-line-scheduler.ts): a
    * two-line request while the session's two-line task runs only marks it to run once
    * more when it finishes. Other strategies get 'busy' while a session is compacting.
    */

@@ -1,10 +1,10 @@
 /**
  * One compaction job as the worker runs it: the seam between the service's worker
- * protocol and the compaction engine (electron/compaction/engine.ts).
+ * protocol and the compaction engine (electron/engine/engine.ts).
  */
 import type { DB } from '../store/db.js';
 import type { RunStatus } from '../../shared/contract.js';
-import { runCompaction } from '../compaction/engine.js';
+import { runCompaction } from '../engine/engine.js';
 import type { PassJob } from './pass-protocol.js';
 
 export interface PassJobHooks {

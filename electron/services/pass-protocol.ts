@@ -4,7 +4,7 @@
  * messages cross the thread boundary — never turns or summaries.
  */
 import type { RunStatus, SummarizerConfig } from '../../shared/contract.js';
-import type { StrategyName } from '../../shared/compaction/types.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 
 export interface PassJob {
   sessionId: number;

@@ -1,7 +1,7 @@
 /**
  * Where the summarizer's API key lives. The key is write-only from the window's side:
  * getSettings reports `hasApiKey`, never the key. Electron keeps it encrypted with
- * safeStorage (electron/settings.ts); browser mode and tests keep it in process memory,
+ * safeStorage (electron/shell/settings.ts); browser mode and tests keep it in process memory,
  * seeded from OPENAI_API_KEY.
  */
 export interface SecretStore {

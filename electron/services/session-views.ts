@@ -4,7 +4,7 @@
  * source hashes and raw metadata stay in main.
  */
 import type { DB } from '../store/db.js';
-import { sessionInfoOf } from '../import/index.js';
+import { sessionInfoOf } from '../importers/import.js';
 import { childSessions, getSession, listSessions, type SessionSummary } from '../store/sessions.js';
 import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
 import { StudioError, type SessionDetail, type SessionInfo, type TurnMetaColumns } from '../../shared/contract.js';

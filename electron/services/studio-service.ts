@@ -6,9 +6,9 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { STRATEGY_DEFINITIONS } from '../../shared/compaction/index.js';
-import { resolveParams } from '../../shared/compaction/params.js';
-import { resolveVariantFor } from '../compaction/engine.js';
+import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { resolveParams } from '../../shared/strategies/params.js';
+import { resolveVariantFor } from '../engine/engine.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
@@ -24,7 +24,7 @@ import { readSettings, writeSettings } from './settings-store.js';
 export interface StudioServiceOptions {
   /** SQLite file (a real file: the pass worker opens its own connection to it). */
   dbPath: string;
-  /** The Electron build of better-sqlite3 (electron/native-binding.ts); Node's otherwise. */
+  /** The Electron build of better-sqlite3 (electron/shell/native-binding.ts); Node's otherwise. */
   nativeBinding?: string;
   /** Folder holding the bundled demo transcript. */
   resourcesDir: string;

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { DB } from './db.js';
 import { stableJson } from '../../shared/model/turn.js';
-import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/compaction/types.js';
+import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/strategies/types.js';
 import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
 
 const now = () => new Date().toISOString();

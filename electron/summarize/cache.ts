@@ -12,8 +12,8 @@
  */
 import crypto from 'node:crypto';
 import type { DB } from '../store/db.js';
-import type { SummarizeRequest } from '../../shared/compaction/summarizer.js';
-import type { SummaryTier } from '../../shared/compaction/types.js';
+import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
+import type { SummaryTier } from '../../shared/strategies/types.js';
 import { stableJson } from '../../shared/model/turn.js';
 
 /** Default LRU bound (issue 3: "LRU-bounded (default 1000 rows)"). */

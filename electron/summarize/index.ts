@@ -4,7 +4,7 @@
  * into the variant key, so the window and the CLI find the same variant for the same
  * choice (never the API key).
  */
-import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummarizerConfig } from '../../shared/contract.js';
 import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
 import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, OPENAI_PROMPT_VERSION, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';

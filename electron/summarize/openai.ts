@@ -5,9 +5,9 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
-import { costUsd, MODEL_PRICES } from '../../shared/compaction/prices.js';
+import { costUsd, MODEL_PRICES } from '../../shared/strategies/prices.js';
 import OpenAI from 'openai';
-import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/compaction/summarizer.js';
+import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import { buildPrompt, OPENAI_PROMPT_VERSION } from './prompts.js';
 import { AbortError } from './tiers.js';
 
@@ -21,7 +21,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
 
 /**
- * Cost of one call from the one price table (shared/compaction/prices.ts). A model the
+ * Cost of one call from the one price table (shared/strategies/prices.ts). A model the
  * table does not list costs 0 on a non-OpenAI endpoint (Ollama, vLLM, llama.cpp run
  * locally); on api.openai.com it gets the table's deliberate overestimate.
  */

@@ -6,7 +6,7 @@
  * input is and what the output replaces; all ask to keep decisions, open tasks and exact
  * names and identifiers.
  */
-import type { SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
 
 export const OPENAI_PROMPT_VERSION = 'openai-1';

@@ -6,7 +6,7 @@
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useQueries, useQuery, type QueryClient } from '@tanstack/react-query';
 import type { ParamsSchema, StudioApi } from '../../shared/contract.js';
-import type { StrategyName } from '../../shared/compaction/types.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 import type { Turn } from '../../shared/model/turn.js';
 import type { z } from 'zod';
 import type { StudioTransport } from './transport.js';

@@ -9,7 +9,7 @@ import { BaseEdge, Controls, Handle, Position, ReactFlow, ReactFlowProvider, use
 import '@xyflow/react/dist/style.css';
 import { formatCompact } from '../format.js';
 import { useThrottled } from '../hooks/use-throttled.js';
-import type { ProjectedDag } from '../../shared/compaction/types.js';
+import type { ProjectedDag } from '../../shared/strategies/types.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 import { actions, useStudio } from '../state/store.js';
 import { DagMinimap } from './DagMinimap.js';

@@ -4,7 +4,7 @@
  * tooltip carries the spec's doc (what it does, where the default comes from).
  */
 import { memo, useEffect, useState } from 'react';
-import type { ParamSpec } from '../../shared/compaction/params.js';
+import type { ParamSpec } from '../../shared/strategies/params.js';
 import { formatInt } from '../format.js';
 
 /** Slider upper end: the spec's max, or its sliderMax for unbounded parameters. */

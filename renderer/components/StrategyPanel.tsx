@@ -3,8 +3,8 @@
  * Moving a slider only updates the UI store; the plan is recomputed in useWorkbench.
  */
 import { memo, useCallback } from 'react';
-import { STRATEGY_DEFINITIONS } from '../../shared/compaction/index.js';
-import { STRATEGIES, type StrategyName } from '../../shared/compaction/types.js';
+import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { STRATEGIES, type StrategyName } from '../../shared/strategies/types.js';
 import { formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions } from '../state/store.js';

@@ -3,7 +3,7 @@
  * window, a hard cap...). Pure presentational: numbers in, bars out.
  */
 import { memo } from 'react';
-import type { TriggerDecision } from '../../shared/compaction/types.js';
+import type { TriggerDecision } from '../../shared/strategies/types.js';
 import { formatCompact, formatInt, formatPercent } from '../format.js';
 
 export interface TokenGaugeProps {

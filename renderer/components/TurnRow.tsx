@@ -6,7 +6,7 @@
  * re-render.
  */
 import { memo } from 'react';
-import type { PlanBoundary } from '../../shared/compaction/types.js';
+import type { PlanBoundary } from '../../shared/strategies/types.js';
 import type { ExternalCompactionInfo } from '../../shared/contract.js';
 import type { Role, Turn } from '../../shared/model/turn.js';
 import { firstLineOf, formatCompact, formatInt, toolNamesOf } from '../format.js';

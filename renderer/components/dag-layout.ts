@@ -6,7 +6,7 @@
  * slider moves, for graphs of thousands of nodes.
  */
 import { Position, type Edge, type Node, type NodeHandle } from '@xyflow/react';
-import type { ProjectedDag, ProjectedNode, SummaryKind } from '../../shared/compaction/types.js';
+import type { ProjectedDag, ProjectedNode, SummaryKind } from '../../shared/strategies/types.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 
 export const NODE_WIDTH = 168;

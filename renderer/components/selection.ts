@@ -1,5 +1,5 @@
 /** What the current selection covers on the turn list, and lookups of selected things. */
-import type { ProjectedNode } from '../../shared/compaction/types.js';
+import type { ProjectedNode } from '../../shared/strategies/types.js';
 import type { ExternalCompactionInfo, SummaryInfo } from '../../shared/contract.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import type { Selection } from '../state/store.js';

@@ -4,7 +4,7 @@
  * before it?"). Answered by binary search over sorted ranges so that only the ~40 visible
  * rows cost anything, however many turns or spans there are.
  */
-import type { ExistingSummary, Plan, PlanBoundary, PlanSpan } from '../../shared/compaction/types.js';
+import type { ExistingSummary, Plan, PlanBoundary, PlanSpan } from '../../shared/strategies/types.js';
 
 /**
  * Boundaries that mark a protected tail, most specific first. The first one a plan has is

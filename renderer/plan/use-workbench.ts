@@ -5,9 +5,9 @@
  * round trip — so boundaries, the projected DAG and the token gauge follow a moving slider.
  */
 import { useDeferredValue, useMemo } from 'react';
-import { STRATEGY_DEFINITIONS, planFor } from '../../shared/compaction/index.js';
-import { defaultsOf, type ParamSpec } from '../../shared/compaction/params.js';
-import type { Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
+import { STRATEGY_DEFINITIONS, planFor } from '../../shared/strategies/index.js';
+import { defaultsOf, type ParamSpec } from '../../shared/strategies/params.js';
+import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import type { SessionInfo, SummaryInfo, TurnMetaColumns, VariantInfo } from '../../shared/contract.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
 import { stableJson } from '../../shared/model/turn.js';

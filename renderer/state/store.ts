@@ -6,7 +6,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import type { RunStatus } from '../../shared/contract.js';
-import type { StrategyName } from '../../shared/compaction/types.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
 export type PanelTab = 'dag' | 'context' | 'runs';

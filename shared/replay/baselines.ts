@@ -1,13 +1,13 @@
 /**
  * What the model-free baselines (masking, window, forgetting) hide, for the replay.
- * The rules belong to their planners in shared/compaction/ (masking's
+ * The rules belong to their planners in shared/strategies/ (masking's
  * `maskToolResults`, the `droppedRanges` the window/forgetting passes write); this file
  * only adapts them to the replay so build.ts stays strategy-agnostic.
  */
-import type { StrategyName, VariantState } from '../compaction/types.js';
+import type { StrategyName, VariantState } from '../strategies/types.js';
 import type { ContentBlock, Turn } from '../model/turn.js';
-import { maskToolResults, maskingSpecs } from '../compaction/masking.js';
-import { resolveParams } from '../compaction/params.js';
+import { maskToolResults, maskingSpecs } from '../strategies/masking.js';
+import { resolveParams } from '../strategies/params.js';
 
 /**
  * turn id -> blocks with old tool results replaced by placeholders (masking), once the

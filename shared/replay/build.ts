@@ -9,9 +9,9 @@
  * Pure (shared/): the window's Context view, the exports and the watermark pass's
  * validation all call this same function.
  */
-import { preMaskWindowOf } from '../compaction/mask-stage.js';
-import { maskToolResults } from '../compaction/masking.js';
-import type { StrategyName, VariantState } from '../compaction/types.js';
+import { preMaskWindowOf } from '../strategies/mask-stage.js';
+import { maskToolResults } from '../strategies/masking.js';
+import type { StrategyName, VariantState } from '../strategies/types.js';
 import type { ReplayMessage, SummaryInfo } from '../contract.js';
 import { blockToText, type ContentBlock, type Turn } from '../model/turn.js';
 import { normalizeReplay, type ReplayCandidate } from './normalize.js';
@@ -86,7 +86,7 @@ function currentSummary(summaries: readonly SummaryInfo[], id: number | null | u
  */
 function coveredTurnIds(s: SummaryInfo, byId: Map<number, SummaryInfo>, turns: readonly Turn[], out: Set<number>): void {
   if (s.turnIds.length === 0 && s.childIds.length === 0) {
-    // System turns are never summarized by any strategy (shared/compaction/spans.ts).
+    // System turns are never summarized by any strategy (shared/strategies/spans.ts).
     for (const t of turns) if (t.position >= s.firstPosition && t.position <= s.lastPosition && t.role !== 'system') out.add(t.id);
     return;
   }

@@ -12,7 +12,7 @@
  * verbatim (the header is not in the source and every entry is clipped), bounded
  * (at most `budgetChars(target, tier)` characters), and linear in the input size.
  */
-import type { SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../compaction/summarizer.js';
+import type { SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
 import { ITEM_MARKERS } from './items.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */

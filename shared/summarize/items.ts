@@ -5,7 +5,7 @@
  * positions or timestamps (the cache key must not change when the same content is
  * imported again under new ids).
  */
-import type { SummarizeItem } from '../compaction/summarizer.js';
+import type { SummarizeItem } from '../strategies/summarizer.js';
 import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
 
 /**

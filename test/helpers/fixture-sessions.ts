@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type DB } from '../../electron/store/db.js';
-import { importFiles, type ImportedSessionInfo } from '../../electron/import/index.js';
+import { importFiles, type ImportedSessionInfo } from '../../electron/importers/import.js';
 import { listToolCycles } from '../../electron/store/turns.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -7,12 +7,12 @@
  * summary coming back from the cache with the same text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCompaction, type RunCompactionResult } from '../../electron/compaction/engine.js';
+import { runCompaction, type RunCompactionResult } from '../../electron/engine/engine.js';
 import { deleteSession } from '../../electron/store/sessions.js';
 import { listRuns, listSummaries } from '../../electron/store/variants.js';
-import { importFiles } from '../../electron/import/index.js';
+import { importFiles } from '../../electron/importers/import.js';
 import { replayFor } from '../../electron/services/collaborators.js';
-import { STRATEGIES, type StrategyName } from '../../shared/compaction/types.js';
+import { STRATEGIES, type StrategyName } from '../../shared/strategies/types.js';
 import { validateMessages } from '../../shared/replay/index.js';
 import { fixtureDb, fixtureFiles, turnsDump, type FixtureDb } from '../helpers/fixture-sessions.js';
 

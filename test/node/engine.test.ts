@@ -1,5 +1,5 @@
 /**
- * The engine (electron/compaction/engine.ts) on a real transcript: the 306-turn spotter
+ * The engine (electron/engine/engine.ts) on a real transcript: the 306-turn spotter
  * session (one Claude Code auto-compaction, 140,001 o200k tokens), imported with the
  * project's importer into a temporary SQLite file, compacted with the extractive
  * summarizer through the real dag pass.
@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
-import { importFiles } from '../../electron/import/index.js';
-import { EngineError, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/compaction/engine.js';
+import { importFiles } from '../../electron/importers/import.js';
+import { EngineError, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
 import { listTurns } from '../../electron/store/turns.js';
 import { countTokens } from '../../electron/tokenizer.js';
-import { ParamError } from '../../shared/compaction/params.js';
+import { ParamError } from '../../shared/strategies/params.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');

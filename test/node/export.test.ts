@@ -9,7 +9,7 @@ import { exportVariant, slug, toDag, type AnthropicRequest } from '../../shared/
 import type { ContentBlock, Role, Turn } from '../../shared/model/turn.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 import { countTokens } from '../../electron/tokenizer.js';
-import { importText } from '../../electron/import/index.js';
+import { importText } from '../../electron/importers/import.js';
 import { listTurns } from '../../electron/store/turns.js';
 import { tempDb } from './replay-fixtures.js';
 

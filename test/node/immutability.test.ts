@@ -5,7 +5,7 @@ import { beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { deleteSession, listSessions } from '../../electron/store/sessions.js';
 import { listTurns, searchTurns } from '../../electron/store/turns.js';
-import { importFiles } from '../../electron/import/index.js';
+import { importFiles } from '../../electron/importers/import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.resolve(ROOT, '../shared/fixtures');

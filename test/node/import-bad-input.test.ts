@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
-import { ImportError, importFiles, importText } from '../../electron/import/index.js';
+import { ImportError, importFiles, importText } from '../../electron/importers/import.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -13,7 +13,7 @@ import { blockToText, pairToolCycles } from '../../shared/model/turn.js';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { getSession } from '../../electron/store/sessions.js';
 import { listExternalCompactions, listToolCycles, listTurns } from '../../electron/store/turns.js';
-import { importFiles, type ImportedSessionInfo } from '../../electron/import/index.js';
+import { importFiles, type ImportedSessionInfo } from '../../electron/importers/import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.resolve(ROOT, '../shared/fixtures');

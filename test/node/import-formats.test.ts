@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { listSessions } from '../../electron/store/sessions.js';
 import { listExternalCompactions, listToolCycles, listTurns } from '../../electron/store/turns.js';
-import { importFiles, importText } from '../../electron/import/index.js';
+import { importFiles, importText } from '../../electron/importers/import.js';
 import { detectDocument, detectJsonlRecord } from '../../electron/importers/detect.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 

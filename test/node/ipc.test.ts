@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type Envelope } from '../../shared/contract.js';
-import { APP_ENTRY_URL, checkSender, isTrustedSenderUrl, operationChannel, rendererFileForUrl } from '../../electron/ipc.js';
-import { operationsFromArgv, operationsSwitch } from '../../electron/preload-args.js';
+import { APP_ENTRY_URL, checkSender, isTrustedSenderUrl, operationChannel, rendererFileForUrl } from '../../electron/shell/ipc.js';
+import { operationsFromArgv, operationsSwitch } from '../../electron/shell/preload-args.js';
 import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
 

@@ -69,7 +69,7 @@ describe('layers', () => {
   });
 
   it('catches a planner that imports better-sqlite3 or node:fs, and a renderer that imports electron/', () => {
-    expect(layerViolations(path.join(ROOT, 'shared/compaction/x.ts'), "import Database from 'better-sqlite3';\nimport fs from 'node:fs';")).toHaveLength(2);
+    expect(layerViolations(path.join(ROOT, 'shared/strategies/x.ts'), "import Database from 'better-sqlite3';\nimport fs from 'node:fs';")).toHaveLength(2);
     expect(layerViolations(path.join(ROOT, 'shared/x.ts'), "import { y } from '../electron/store/db.js';")).toHaveLength(1);
     expect(layerViolations(path.join(ROOT, 'shared/x.ts'), 'const w = window.innerWidth;')).toHaveLength(1);
     expect(layerViolations(path.join(ROOT, 'renderer/x.tsx'), "import { openDatabase } from '../electron/store/db.js';")).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
  * Observation masking as an optional first stage of the summarizing strategies
- * (shared/compaction/mask-stage.ts), on the real 306-turn spotter session: the planner
+ * (shared/strategies/mask-stage.ts), on the real 306-turn spotter session: the planner
  * sees masked counts, the summarizer masked turns, the replay masked tool results, and
  * the stored turns never change.
  */
@@ -9,15 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
-import { importFiles } from '../../electron/import/index.js';
+import { importFiles } from '../../electron/importers/import.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { listSummaries, getVariant } from '../../electron/store/variants.js';
-import { runCompaction } from '../../electron/compaction/engine.js';
+import { runCompaction } from '../../electron/engine/engine.js';
 import { countTokens } from '../../electron/tokenizer.js';
-import { planFor } from '../../shared/compaction/index.js';
-import { maskedMetas } from '../../shared/compaction/mask-stage.js';
+import { planFor } from '../../shared/strategies/index.js';
+import { maskedMetas } from '../../shared/strategies/mask-stage.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
-import type { SummarizeRequest, Summarizer } from '../../shared/compaction/summarizer.js';
+import type { SummarizeRequest, Summarizer } from '../../shared/strategies/summarizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, migrate, openDatabase, schemaVersion, type DB } from '../../electron/store/db.js';
-import { importFiles } from '../../electron/import/index.js';
+import { importFiles } from '../../electron/importers/import.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -10,7 +10,7 @@ import { createOpenAiSummarizer, OPENAI_PROMPT_VERSION } from '../../electron/su
 import { createSummarizer } from '../../electron/summarize/index.js';
 import { Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
 import { cacheSize } from '../../electron/summarize/cache.js';
-import type { SummarizeItem, SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import type { SummarizeItem, SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSession, runCompaction } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction } from '../../electron/engine/engine.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listSummaries } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
-import type { StrategyName } from '../../shared/compaction/types.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump, type FixtureDb } from '../helpers/fixture-sessions.js';
 
 const SETTINGS: Array<{ strategy: StrategyName; params: Record<string, number> }> = [

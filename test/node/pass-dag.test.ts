@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSession, runCompaction } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction } from '../../electron/engine/engine.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
-import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump, type FixtureDb } from '../helpers/fixture-sessions.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCompaction } from '../../electron/compaction/engine.js';
+import { runCompaction } from '../../electron/engine/engine.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
-import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump, type FixtureDb } from '../helpers/fixture-sessions.js';
 
 describe('rolling pass through the engine on every real fixture session', () => {

@@ -5,16 +5,16 @@
  * one task per session.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { planSession, runCompaction, type RunCompactionResult } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction, type RunCompactionResult } from '../../electron/engine/engine.js';
 import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
-import { TwoLineScheduler } from '../../electron/compaction/two-line-scheduler.js';
-import { withSessionLock } from '../../electron/compaction/locks.js';
-import { historyOf } from '../../electron/compaction/passes/two-line.js';
+import { TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
+import { withSessionLock } from '../../electron/engine/locks.js';
+import { historyOf } from '../../electron/engine/passes/two-line.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, insertSummary, listExistingSummaries, listRuns, listSummaries, listVariants, setVariantState } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
-import { planFor } from '../../shared/compaction/index.js';
-import type { SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import { planFor } from '../../shared/strategies/index.js';
+import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import type { DB } from '../../electron/store/db.js';
 import { chatSession, insertSession, scriptedSummarizer, tempDb, turnsTableSnapshot } from './replay-fixtures.js';

@@ -4,7 +4,7 @@
  * cap, no_valid_boundary, the truncation fallback and a summarizer failure below the cap.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { planSession, runCompaction, resolveVariantFor } from '../../electron/compaction/engine.js';
+import { planSession, runCompaction, resolveVariantFor } from '../../electron/engine/engine.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump } from '../helpers/fixture-sessions.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries, setVariantState } from '../../electron/store/variants.js';

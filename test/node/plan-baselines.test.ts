@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listToolCycles, listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
-import { maskBoundaryOf, maskToolResults, planMasking } from '../../shared/compaction/masking.js';
-import { planWindow } from '../../shared/compaction/window.js';
-import { droppedRangesAfter, planForgetting } from '../../shared/compaction/forgetting.js';
-import { planFor } from '../../shared/compaction/index.js';
-import { ParamError } from '../../shared/compaction/params.js';
+import { maskBoundaryOf, maskToolResults, planMasking } from '../../shared/strategies/masking.js';
+import { planWindow } from '../../shared/strategies/window.js';
+import { droppedRangesAfter, planForgetting } from '../../shared/strategies/forgetting.js';
+import { planFor } from '../../shared/strategies/index.js';
+import { ParamError } from '../../shared/strategies/params.js';
 import type { ContentBlock, Turn } from '../../shared/model/turn.js';
 import { blocksToText } from '../../shared/model/turn.js';
 import { idsOf, metasOf } from '../helpers/synthetic-turns.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTurnMetas } from '../../electron/store/turns.js';
 import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
-import { planDag, type DagParams } from '../../shared/compaction/dag.js';
-import { planFor } from '../../shared/compaction/index.js';
-import type { ExistingSummary, Plan } from '../../shared/compaction/types.js';
+import { planDag, type DagParams } from '../../shared/strategies/dag.js';
+import { planFor } from '../../shared/strategies/index.js';
+import type { ExistingSummary, Plan } from '../../shared/strategies/types.js';
 import { idsOf, metasOf } from '../helpers/synthetic-turns.js';
 
 const P: DagParams = { contextThreshold: 0.75, tokenBudget: 50000, freshTailCount: 16, leafChunkTokens: 5000, condensedMinFanout: 4, maxCondenseDepth: -1 };

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTurnMetas } from '../../electron/store/turns.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
 import { fixtureDb, sessionBySource, splitCycles, type FixtureDb } from '../helpers/fixture-sessions.js';
-import { planRolling } from '../../shared/compaction/rolling.js';
-import { planFor } from '../../shared/compaction/index.js';
-import { ParamError } from '../../shared/compaction/params.js';
-import type { ExistingSummary } from '../../shared/compaction/types.js';
+import { planRolling } from '../../shared/strategies/rolling.js';
+import { planFor } from '../../shared/strategies/index.js';
+import { ParamError } from '../../shared/strategies/params.js';
+import type { ExistingSummary } from '../../shared/strategies/types.js';
 import { idsOf, metasOf } from '../helpers/synthetic-turns.js';
 
 const ua = (k: number) => 'ua'.repeat(k);

@@ -3,10 +3,10 @@
  * the lines and their fallback, the kept window, digest and chunk spans, upgrades.
  */
 import { describe, expect, it } from 'vitest';
-import { decideTwoLine, effectiveLines, planTwoLine, twoLineStrategy, ORDINARY_PROFILE_KEEP_LAST, type TwoLineParams } from '../../shared/compaction/two-line.js';
-import { planFor } from '../../shared/compaction/index.js';
-import { defaultsOf } from '../../shared/compaction/params.js';
-import type { ExistingSummary } from '../../shared/compaction/types.js';
+import { decideTwoLine, effectiveLines, planTwoLine, twoLineStrategy, ORDINARY_PROFILE_KEEP_LAST, type TwoLineParams } from '../../shared/strategies/two-line.js';
+import { planFor } from '../../shared/strategies/index.js';
+import { defaultsOf } from '../../shared/strategies/params.js';
+import type { ExistingSummary } from '../../shared/strategies/types.js';
 import type { Role, TurnMeta } from '../../shared/model/turn.js';
 
 function metas(roles: string, tokens = 100, chars = 400): TurnMeta[] {

@@ -3,11 +3,11 @@
  * pending tokens, soft/hard/budget decisions, the tool-cycle-safe watermark, the span.
  */
 import { describe, expect, it } from 'vitest';
-import { decideWatermark, planWatermark, truncationCut, watermarkStrategy, type WatermarkParams } from '../../shared/compaction/watermark.js';
-import { buildSpanIndex } from '../../shared/compaction/spans.js';
-import { planFor } from '../../shared/compaction/index.js';
-import { defaultsOf } from '../../shared/compaction/params.js';
-import type { ExistingSummary, VariantState } from '../../shared/compaction/types.js';
+import { decideWatermark, planWatermark, truncationCut, watermarkStrategy, type WatermarkParams } from '../../shared/strategies/watermark.js';
+import { buildSpanIndex } from '../../shared/strategies/spans.js';
+import { planFor } from '../../shared/strategies/index.js';
+import { defaultsOf } from '../../shared/strategies/params.js';
+import type { ExistingSummary, VariantState } from '../../shared/strategies/types.js';
 import type { Role, TurnMeta } from '../../shared/model/turn.js';
 
 /** metas: roles from a compact string (s=system, u=user, a=assistant), 100 tokens each. */

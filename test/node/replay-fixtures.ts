@@ -9,7 +9,7 @@ import path from 'node:path';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { countBlockTokens } from '../../electron/tokenizer.js';
 import { blocksToText, pairToolCycles, type ContentBlock, type ImportedTurn, type Role } from '../../shared/model/turn.js';
-import type { Summarizer, SummarizeRequest, SummarizeResult } from '../../shared/compaction/summarizer.js';
+import type { Summarizer, SummarizeRequest, SummarizeResult } from '../../shared/strategies/summarizer.js';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const FIXTURES = path.resolve(ROOT, '../shared/fixtures');

@@ -6,11 +6,11 @@
  * never summarized, and the turns table is byte-identical after all the passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCompaction } from '../../electron/compaction/engine.js';
+import { runCompaction } from '../../electron/engine/engine.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listSummaries } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
-import type { StrategyName } from '../../shared/compaction/types.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 import type { SummaryInfo } from '../../shared/contract.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import { exportVariant, type AnthropicRequest, type OpenAiMessage } from '../../shared/export/index.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope, ImportReport, StudioEvent } from '../../shared/contract.js';
 import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
-import { API_KEY_FILE, safeStorageSecretStore, type SafeStorageLike } from '../../electron/settings.js';
+import { API_KEY_FILE, safeStorageSecretStore, type SafeStorageLike } from '../../electron/shell/settings.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

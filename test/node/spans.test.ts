@@ -11,7 +11,7 @@ import {
   safeCutAtOrAfter,
   safeCutAtOrBefore,
   uncoveredGaps,
-} from '../../shared/compaction/spans.js';
+} from '../../shared/strategies/spans.js';
 
 /** roles: s=system u=user a=assistant t=tool result answering the previous turn (or an earlier one via cycle map). */
 function metas(roles: string, tokens: number[] | number = 10, cycles: Record<number, number> = {}): TurnMeta[] {

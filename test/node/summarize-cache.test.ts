@@ -9,7 +9,7 @@ import { rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summ
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
-import type { Summarizer, SummarizeRequest } from '../../shared/compaction/summarizer.js';
+import type { Summarizer, SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import type { Turn } from '../../shared/model/turn.js';
 
 let db: DB;
@@ -29,7 +29,7 @@ const turnAt = (id: number, position: number, textValue: string, timestamp: stri
   sourceIds: [`src-${id}`],
 });
 
-const longText = (i: number) => `Turn ${i}: we need to refactor electron/store/turns.ts so listTurnMetas reads tool_cycles once; decided to keep prefix sums in shared/compaction/spans.ts. ${'Details follow. '.repeat(20)}`;
+const longText = (i: number) => `Turn ${i}: we need to refactor electron/store/turns.ts so listTurnMetas reads tool_cycles once; decided to keep prefix sums in shared/strategies/spans.ts. ${'Details follow. '.repeat(20)}`;
 
 describe('summary cache key', () => {
   it('ignores turn ids, positions, source ids and timestamps: the same content gives the same key', () => {

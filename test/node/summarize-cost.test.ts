@@ -1,4 +1,4 @@
-/** The OpenAI-compatible summarizer prices its calls from the one table in shared/compaction/prices.ts. */
+/** The OpenAI-compatible summarizer prices its calls from the one table in shared/strategies/prices.ts. */
 import { describe, expect, it } from 'vitest';
 import { callCostUsd } from '../../electron/summarize/openai.js';
 

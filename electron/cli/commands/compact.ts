@@ -4,7 +4,7 @@
  * cacheHits, tokensBefore and tokensAfter, plus the strategy's own). Ctrl-C cancels the
  * pass; the run is then recorded as cancelled and nothing partial is written.
  */
-import { runCompaction } from '../../compaction/engine.js';
+import { runCompaction } from '../../engine/engine.js';
 import { CliError, requireSession, type CliCommand } from '../framework.js';
 import { asCliError, concurrencyArg, paramsArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 

@@ -3,10 +3,10 @@
  * strategy, `--set key=value` parameters, the summarizer choice, and the stderr
  * progress bar for passes.
  */
-import { STRATEGIES, type StrategyName } from '../../../shared/compaction/types.js';
-import { ParamError } from '../../../shared/compaction/params.js';
+import { STRATEGIES, type StrategyName } from '../../../shared/strategies/types.js';
+import { ParamError } from '../../../shared/strategies/params.js';
 import type { SummarizerConfig } from '../../../shared/contract.js';
-import { EngineError, type RunProgress } from '../../compaction/engine.js';
+import { EngineError, type RunProgress } from '../../engine/engine.js';
 import type { SummarizerSetup } from '../../summarize/index.js';
 import { CliError, UsageError, intOption, stringOption, type CommandContext, type OptionSpec, type Output } from '../framework.js';
 

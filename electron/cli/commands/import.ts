@@ -1,6 +1,6 @@
 /** `import <file...>`: import transcripts into the store. */
 import path from 'node:path';
-import { importFiles, FORMATS, type ImportedSessionInfo } from '../../import/index.js';
+import { importFiles, FORMATS, type ImportedSessionInfo } from '../../importers/import.js';
 import { isTokenizerName, TOKENIZERS } from '../../tokenizer.js';
 import { formatTable, stringOption, UsageError, type CliCommand } from '../framework.js';
 

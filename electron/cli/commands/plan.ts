@@ -1,5 +1,5 @@
 /** `plan <session> --strategy S [--set k=v ...]`: the pure planner's decision, no summarizer call, no write. */
-import { planSession } from '../../compaction/engine.js';
+import { planSession } from '../../engine/engine.js';
 import { requireSession, type CliCommand } from '../framework.js';
 import { asCliError, paramsArg, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 

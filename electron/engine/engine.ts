@@ -9,18 +9,18 @@
  * transaction at commit, so a cancelled or failed run leaves nothing partial; the
  * engine only ever writes the run row and its events around them.
  */
-import { maskedMetas, preMaskWindowOf } from '../../shared/compaction/mask-stage.js';
-import { maskToolResults } from '../../shared/compaction/masking.js';
+import { maskedMetas, preMaskWindowOf } from '../../shared/strategies/mask-stage.js';
+import { maskToolResults } from '../../shared/strategies/masking.js';
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
 import { addRunEvent, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
-import { STRATEGY_DEFINITIONS, planFor } from '../../shared/compaction/index.js';
-import { resolveParams } from '../../shared/compaction/params.js';
-import type { Plan, StrategyName, VariantState } from '../../shared/compaction/types.js';
-import type { Summarizer } from '../../shared/compaction/summarizer.js';
+import { STRATEGY_DEFINITIONS, planFor } from '../../shared/strategies/index.js';
+import { resolveParams } from '../../shared/strategies/params.js';
+import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
+import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
 import { blockToText, type Turn } from '../../shared/model/turn.js';
 import { buildReplay } from '../../shared/replay/index.js';
@@ -193,7 +193,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const started = Date.now();
   const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  // With the masking first stage (shared/compaction/mask-stage.ts) the pass plans on the
+  // With the masking first stage (shared/strategies/mask-stage.ts) the pass plans on the
   // masked counts, exactly as planFor does for the window's preview.
   const preMask = preMaskWindowOf(params);
   const storedMetas = listTurnMetas(db, o.sessionId);

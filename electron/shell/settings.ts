@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SecretStore } from './services/secrets.js';
+import type { SecretStore } from '../services/secrets.js';
 
 /** The part of Electron's safeStorage this module uses. */
 export interface SafeStorageLike {

@@ -14,15 +14,15 @@ import type { ImportReport, SessionInfo } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
 import { childSessions, getSession, type SessionSummary } from '../store/sessions.js';
 import { DEFAULT_TOKENIZER, type TokenizerName } from '../tokenizer.js';
-import { ImportError } from '../importers/errors.js';
-import { inspectFile, inspectText, type FileFacts } from '../importers/source.js';
-import type { ImportedSession } from '../importers/types.js';
+import { ImportError } from './errors.js';
+import { inspectFile, inspectText, type FileFacts } from './source.js';
+import type { ImportedSession } from './types.js';
 import { readFile, readText, type ReadOptions } from './read.js';
 import { agentIdFromName, discoverSubagentFiles, isAgentFile, parentAmong, readAgentMeta } from './subagents.js';
 import { SessionWriter } from './writer.js';
 
-export { ImportError, isImportError } from '../importers/errors.js';
-export { FORMATS, type FormatName } from '../importers/types.js';
+export { ImportError, isImportError } from './errors.js';
+export { FORMATS, type FormatName } from './types.js';
 
 export interface ImportOptions {
   /** Force a format instead of detecting it (`--format`). */

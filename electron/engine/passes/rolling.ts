@@ -1,5 +1,5 @@
 /**
- * The `rolling` pass: one call of the rolling-summary rule (shared/compaction/rolling.ts).
+ * The `rolling` pass: one call of the rolling-summary rule (shared/strategies/rolling.ts).
  * "Already up to date" plans make no summarizer call (forcing changes nothing: there is
  * nothing to fold). Otherwise the existing summary + the collected batch are summarized
  * into a new summary; an empty summary is an error, never written. At the commit point
@@ -7,8 +7,8 @@
  * summary), marks the previous summary compacted (superseded, never deleted) and
  * advances the pointer in the variant state.
  */
-import { planRolling, rollingSpecs, type RollingParams } from '../../../shared/compaction/rolling.js';
-import type { VariantState } from '../../../shared/compaction/types.js';
+import { planRolling, rollingSpecs, type RollingParams } from '../../../shared/strategies/rolling.js';
+import type { VariantState } from '../../../shared/strategies/types.js';
 import { turnsToItems } from '../../../shared/summarize/items.js';
 import { insertSummary, markCompacted, setVariantState } from '../../store/variants.js';
 import type { PassFn } from '../pass.js';

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { OPERATIONS, type Envelope, type StudioEvent } from '../shared/contract.js';
+import { OPERATIONS, type Envelope, type StudioEvent } from '../../shared/contract.js';
 
 /** The scheme and host the window is loaded from. */
 export const APP_SCHEME = 'app';

@@ -1,6 +1,6 @@
 /**
- * Types shared by every compaction planner (pure, in shared/compaction/) and the
- * passes that execute their plans (electron/compaction/). A plan is a pure function of
+ * Types shared by every compaction planner (pure, in shared/strategies/) and the
+ * passes that execute their plans (electron/engine/). A plan is a pure function of
  * (turn metas, the variant's existing summaries, the variant's state, parameters).
  */
 import type { TurnMeta } from '../model/turn.js';
@@ -52,7 +52,7 @@ export interface VariantState {
   droppedRanges?: Array<[number, number]>;
   /**
    * masking: tool results answering a tool_use at a position < maskBoundary are masked
-   * (the start of the last `maskWindow` tool cycles, see shared/compaction/masking.ts).
+   * (the start of the last `maskWindow` tool cycles, see shared/strategies/masking.ts).
    * The replay may recompute it with `maskToolResults(turns, maskWindow)`; both agree.
    */
   maskBoundary?: number;

@@ -1,11 +1,11 @@
 /**
  * The `masking` pass: model-free. It writes no summary; it records the mask boundary in
  * the variant state (ONE transaction) so the replay and the run history show what the
- * model no longer sees. The replay masks with `maskToolResults` (shared/compaction/masking.ts),
+ * model no longer sees. The replay masks with `maskToolResults` (shared/strategies/masking.ts),
  * which derives the same boundary from the turns and `maskWindow`.
  */
-import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../../../shared/compaction/masking.js';
-import type { VariantState } from '../../../shared/compaction/types.js';
+import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../../../shared/strategies/masking.js';
+import type { VariantState } from '../../../shared/strategies/types.js';
 import { setVariantState } from '../../store/variants.js';
 import type { PassFn } from '../pass.js';
 import { passParams } from './common.js';

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { blockToText, type ImportedTurn } from '../../shared/model/turn.js';
 import type { DB } from '../store/db.js';
 import { countTokens, type TokenizerName } from '../tokenizer.js';
-import type { ImportedSession } from '../importers/types.js';
+import type { ImportedSession } from './types.js';
 
 export interface SessionSource {
   sourceFile: string;

@@ -9,15 +9,15 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, safeS
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPERATIONS, type StudioEvent } from '../shared/contract.js';
+import { OPERATIONS, type StudioEvent } from '../../shared/contract.js';
 import { APP_ENTRY_URL, APP_SCHEME, EVENT_CHANNEL, forwardEvents, isTrustedSenderUrl, registerIpcHandlers, rendererFileForUrl } from './ipc.js';
 import { buildMenuTemplate, type ThemeSource } from './menu.js';
 import { resolveNativeBinding } from './native-binding.js';
 import { operationsSwitch } from './preload-args.js';
-import { contentTypeFor } from './server/static-files.js';
-import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './services/csp.js';
-import { readTheme, writeTheme } from './services/settings-store.js';
-import { createStudioService, type StudioService } from './services/studio-service.js';
+import { contentTypeFor } from '../server/static-files.js';
+import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '../services/csp.js';
+import { readTheme, writeTheme } from '../services/settings-store.js';
+import { createStudioService, type StudioService } from '../services/studio-service.js';
 import { safeStorageSecretStore } from './settings.js';
 
 // dist/electron/ (this bundle) holds preload.cjs and pass-worker.cjs.

@@ -7,7 +7,7 @@
  * takes them from the contract's OPERATIONS.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import type { PreloadBridge, StudioEvent } from '../shared/contract.js';
+import type { PreloadBridge, StudioEvent } from '../../shared/contract.js';
 import { operationsFromArgv } from './preload-args.js';
 
 // Same strings as ipc.ts (which imports node:path, unavailable here).

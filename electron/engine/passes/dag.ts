@@ -1,5 +1,5 @@
 /**
- * The `dag` pass: executes the dag planner's plan (shared/compaction/dag.ts).
+ * The `dag` pass: executes the dag planner's plan (shared/strategies/dag.ts).
  *
  * 1. Plan from the stored metas, summaries and parameters. Unless forced (`compact`),
  *    a plan whose trigger says no is skipped (`compactIfNeeded`).
@@ -11,7 +11,7 @@
  *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
  *    variant exactly as it was. Turns are never touched.
  */
-import { dagSpecs, planDag, type DagParams } from '../../../shared/compaction/dag.js';
+import { dagSpecs, planDag, type DagParams } from '../../../shared/strategies/dag.js';
 import { summaryToItem, turnsToItems } from '../../../shared/summarize/items.js';
 import { insertSummary, markCompacted } from '../../store/variants.js';
 import type { PassFn, TieredSummary } from '../pass.js';

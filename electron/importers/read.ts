@@ -4,12 +4,12 @@
  * all the way to the writer.
  */
 import path from 'node:path';
-import { detectDocument, detectJsonlRecord, unknownFormatMessage } from '../importers/detect.js';
-import { ImportError } from '../importers/errors.js';
-import { IMPORTERS } from '../importers/index.js';
-import { importClaudeCode } from '../importers/claude-code.js';
-import { DEFAULT_MAX_RECORD_BYTES, Peekable, fileLines, jsonlRecords, parseJsonDocument, readDocumentText, textLines, type Line } from '../importers/source.js';
-import { FORMATS, isFormatName, type FormatName, type ImportedSession, type ParsedInput } from '../importers/types.js';
+import { detectDocument, detectJsonlRecord, unknownFormatMessage } from './detect.js';
+import { ImportError } from './errors.js';
+import { IMPORTERS } from './index.js';
+import { importClaudeCode } from './claude-code.js';
+import { DEFAULT_MAX_RECORD_BYTES, Peekable, fileLines, jsonlRecords, parseJsonDocument, readDocumentText, textLines, type Line } from './source.js';
+import { FORMATS, isFormatName, type FormatName, type ImportedSession, type ParsedInput } from './types.js';
 
 export interface ReadOptions {
   /** Forced format name (`--format`); auto-detected when absent. */

@@ -4,7 +4,7 @@
  * VariantState.droppedRanges in ONE transaction; the replay omits the conversation turns
  * in those ranges (system turns are never dropped).
  */
-import { droppedRangesAfter, forgettingSpecs, planForgetting, type ForgettingParams } from '../../../shared/compaction/forgetting.js';
+import { droppedRangesAfter, forgettingSpecs, planForgetting, type ForgettingParams } from '../../../shared/strategies/forgetting.js';
 import type { PassFn } from '../pass.js';
 import { passParams, runDropPass } from './common.js';
 

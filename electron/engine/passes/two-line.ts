@@ -1,5 +1,5 @@
 /**
- * The `two-line` pass (shared/compaction/two-line.ts decides). Two steps:
+ * The `two-line` pass (shared/strategies/two-line.ts decides). Two steps:
  *
  * - `twoLineDigestStep` (emergency only): the model-free digest of everything but the
  *   kept window, written NOW by the extractive summarizer called directly (no model, no
@@ -27,9 +27,9 @@
  * upgrade continues in the task.
  */
 import type { PassContext, PassFn } from '../pass.js';
-import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, twoLineSpecs, type TwoLineParams } from '../../../shared/compaction/two-line.js';
-import { buildSpanIndex, convTokensIn, convTurnIds } from '../../../shared/compaction/spans.js';
-import type { ExistingSummary, SummaryTier, VariantState } from '../../../shared/compaction/types.js';
+import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, twoLineSpecs, type TwoLineParams } from '../../../shared/strategies/two-line.js';
+import { buildSpanIndex, convTokensIn, convTurnIds } from '../../../shared/strategies/spans.js';
+import type { ExistingSummary, SummaryTier, VariantState } from '../../../shared/strategies/types.js';
 import type { Turn, TurnMeta } from '../../../shared/model/turn.js';
 import { blocksToText } from '../../../shared/model/turn.js';
 import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../../shared/summarize/extractive.js';

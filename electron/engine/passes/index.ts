@@ -1,5 +1,5 @@
 /** Every strategy's pass by name. */
-import type { StrategyName } from '../../../shared/compaction/types.js';
+import type { StrategyName } from '../../../shared/strategies/types.js';
 import type { PassFn } from '../pass.js';
 import { dagPass } from './dag.js';
 import { rollingPass } from './rolling.js';

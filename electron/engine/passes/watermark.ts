@@ -1,5 +1,5 @@
 /**
- * The `watermark` pass: executes shared/compaction/watermark.ts's decision.
+ * The `watermark` pass: executes shared/strategies/watermark.ts's decision.
  *
  * 1. Decide (pure planner). Skip: `compaction_skipped` event, or `compaction_failed` with
  *    failure mode `no_valid_boundary` when a tool cycle blocks every cut.
@@ -27,10 +27,10 @@
  *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from '../pass.js';
-import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../../../shared/compaction/watermark.js';
-import { buildSpanIndex, convCountIn, convTurnIds } from '../../../shared/compaction/spans.js';
-import { costUsd } from '../../../shared/compaction/prices.js';
-import type { VariantState } from '../../../shared/compaction/types.js';
+import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../../../shared/strategies/watermark.js';
+import { buildSpanIndex, convCountIn, convTurnIds } from '../../../shared/strategies/spans.js';
+import { costUsd } from '../../../shared/strategies/prices.js';
+import type { VariantState } from '../../../shared/strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../../../shared/summarize/items.js';
 import { normalizeReplay } from '../../../shared/replay/normalize.js';
 import { watermarkCandidates } from '../../../shared/replay/build.js';

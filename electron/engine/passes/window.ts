@@ -4,7 +4,7 @@
  * conversation turns in it (system turns are never dropped). The window is stateless:
  * each pass recomputes it over the whole session and replaces the ranges.
  */
-import { planWindow, windowSpecs, type WindowParams } from '../../../shared/compaction/window.js';
+import { planWindow, windowSpecs, type WindowParams } from '../../../shared/strategies/window.js';
 import type { PassFn } from '../pass.js';
 import { passParams, runDropPass } from './common.js';
 

@@ -3,8 +3,8 @@
  * resolution (the engine adds `force` to the strategy's own parameters), a small
  * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
  */
-import { resolveParams, type ParamSpec } from '../../../shared/compaction/params.js';
-import type { Plan, PlanSpan, VariantState } from '../../../shared/compaction/types.js';
+import { resolveParams, type ParamSpec } from '../../../shared/strategies/params.js';
+import type { Plan, PlanSpan, VariantState } from '../../../shared/strategies/types.js';
 import type { Turn } from '../../../shared/model/turn.js';
 import { setVariantState } from '../../store/variants.js';
 import type { PassContext, PassOutcome } from '../pass.js';

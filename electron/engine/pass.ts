@@ -3,12 +3,12 @@
  * context: it opens the run, resolves the variant, wires the summarizer through the
  * tier ladder and the summary cache, reports progress and honours cancellation.
  * Each strategy's pass (passes/<strategy>.ts) computes its plan with the pure planner
- * from shared/compaction/ and executes it.
+ * from shared/strategies/ and executes it.
  */
 import type { DB } from '../store/db.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
-import type { ExistingSummary, SummaryTier, VariantState } from '../../shared/compaction/types.js';
-import type { SummarizeRequest, Summarizer } from '../../shared/compaction/summarizer.js';
+import type { ExistingSummary, SummaryTier, VariantState } from '../../shared/strategies/types.js';
+import type { SummarizeRequest, Summarizer } from '../../shared/strategies/summarizer.js';
 import type { VariantInfo } from '../../shared/contract.js';
 import type { TokenizerName } from '../tokenizer.js';
 
