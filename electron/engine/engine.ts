@@ -9,23 +9,22 @@
  * transaction at commit, so a cancelled or failed run leaves nothing partial; the
  * engine only ever writes the run row and its events around them.
  */
-import { maskedMetas, preMaskWindowOf } from '../../shared/strategies/mask-stage.js';
-import { maskToolResults } from '../../shared/strategies/masking.js';
+import { stageMetas, stageTurns } from '../../shared/strategies/mask-stage.js';
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
-import { addRunEvent, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
-import { STRATEGY_DEFINITIONS, planFor } from '../../shared/strategies/index.js';
-import { resolveParams } from '../../shared/strategies/params.js';
+import { planPrepared, prepareStrategy, type PreparedStrategy } from '../../shared/strategies/index.js';
+import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
-import { blockToText, type Turn } from '../../shared/model/turn.js';
+import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.js';
 import { buildReplay } from '../../shared/replay/index.js';
-import type { PassContext, TieredSummary } from './pass.js';
-import { PASSES } from './passes/index.js';
+import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
+import { sqliteVariantStore } from './variant-store.js';
 import { createSummarizer, identityOfSummarizer, isSummarizer, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
 
@@ -88,10 +87,14 @@ function sessionTokenizer(db: DB, sessionId: number, override?: TokenizerName): 
   return isTokenizerName(s.tokenizer) ? s.tokenizer : DEFAULT_TOKENIZER;
 }
 
-function resolveStrategyParams(strategy: StrategyName, raw: Record<string, unknown> | undefined): Record<string, number> {
-  const def = STRATEGY_DEFINITIONS[strategy];
-  if (!def) throw new EngineError('bad_params', `unknown strategy '${String(strategy)}' (known: ${Object.keys(STRATEGY_DEFINITIONS).join(', ')})`);
-  return resolveParams<Record<string, number>>(strategy, def.specs, raw);
+/** The strategy with its parameters resolved: once per request (ParamError on bad input). */
+export function prepare(strategy: StrategyName, raw: Record<string, unknown> | undefined): PreparedStrategy {
+  try {
+    return prepareStrategy(strategy, raw);
+  } catch (e) {
+    if (e instanceof ParamError && /unknown strategy/.test(e.message)) throw new EngineError('bad_params', e.message);
+    throw e;
+  }
 }
 
 /**
@@ -100,15 +103,14 @@ function resolveStrategyParams(strategy: StrategyName, raw: Record<string, unkno
  */
 export function resolveVariantFor(db: DB, o: { sessionId: number; strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig }): VariantInfo {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
-  const params = resolveStrategyParams(o.strategy, o.params);
+  const { params } = prepare(o.strategy, o.params);
   return getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: summarizerIdentity(o.summarizer), promptVersion: promptVersionOf(o.summarizer) });
 }
 
 /** Finds an existing variant for this key without creating one. */
 function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: Record<string, number>, summarizer?: SummarizerConfig): VariantInfo | null {
   const hash = variantKeyHash({ strategy, params, summarizer: summarizerIdentity(summarizer), promptVersion: promptVersionOf(summarizer) });
-  const row = db.prepare('SELECT id FROM variants WHERE session_id = ? AND variant_key = ?').get(sessionId, hash) as { id: number } | undefined;
-  return row ? getVariant(db, row.id) : null;
+  return findVariantByKey(db, sessionId, hash);
 }
 
 /**
@@ -153,7 +155,8 @@ export interface PlanSessionOptions {
 /** The pure planner over the stored session: no summarizer call, no write. */
 export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, number>> & { variantId: number | null } {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
-  const params = resolveStrategyParams(o.strategy, o.params);
+  const prepared = prepare(o.strategy, o.params);
+  const params = prepared.params;
   let variant: VariantInfo | null = null;
   if (o.variantId !== undefined) {
     variant = getVariant(db, o.variantId);
@@ -161,11 +164,10 @@ export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, 
   } else {
     variant = findVariant(db, o.sessionId, o.strategy, params, o.summarizer);
   }
-  const plan = planFor(o.strategy, {
+  const plan = planPrepared(prepared, {
     turns: listTurnMetas(db, o.sessionId),
     summaries: variant ? listExistingSummaries(db, variant.id) : [],
     state: variant?.state ?? {},
-    params,
   });
   return { ...plan, variantId: variant?.id ?? null };
 }
@@ -175,7 +177,8 @@ const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e)
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
-  const params = resolveStrategyParams(o.strategy, o.params);
+  const prepared = prepare(o.strategy, o.params);
+  const params = prepared.params;
   let summarizer: Summarizer;
   try {
     summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
@@ -193,15 +196,13 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const started = Date.now();
   const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  // With the masking first stage (shared/strategies/mask-stage.ts) the pass plans on the
-  // masked counts, exactly as planFor does for the window's preview.
-  const preMask = preMaskWindowOf(params);
-  const storedMetas = listTurnMetas(db, o.sessionId);
-  const metas = preMask === null ? storedMetas : maskedMetas(storedMetas, preMask);
+  // Pre-stages (shared/strategies/mask-stage.ts): the pass plans on the staged view, as planPrepared does for the window.
+  const metas = stageMetas(params, listTurnMetas(db, o.sessionId)) as TurnMeta[];
+  const staged = params.preMaskWindow !== undefined && params.preMaskWindow >= 0;
   const count = (text: string) => countTokens(text, tokenizer);
   // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
   let allTurns: Turn[] | null = null;
-  let maskedTurns: Turn[] | null = null;
+  let stagedTurns: readonly Turn[] | null = null;
   let replayCount: ((text: string) => number) | null = null;
   const seenTokens = () => {
     allTurns ??= listTurns(db, o.sessionId);
@@ -212,30 +213,22 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   let tokensBefore: number | null = null;
 
   const ctx: PassContext = {
-    db,
     sessionId: o.sessionId,
     variant,
-    runId,
     metas,
     // The replay accounting has read every turn already: serve spans from it (index = position).
-    // With the masking first stage the summarizer sees the masked turns.
+    // With a pre-stage the summarizer sees the staged (masked) turns.
     readTurns: (from, to) => {
-      if (preMask !== null) {
+      if (staged) {
         allTurns ??= listTurns(db, o.sessionId);
-        maskedTurns ??= maskToolResults(allTurns, preMask, count);
-        return maskedTurns.slice(Math.max(0, from), Math.max(0, to));
+        stagedTurns ??= stageTurns(params, allTurns, count);
+        return stagedTurns.slice(Math.max(0, from), Math.max(0, to));
       }
       return allTurns ? allTurns.slice(Math.max(0, from), Math.max(0, to)) : listTurns(db, o.sessionId, { from, to });
     },
-    readSummaries: () => listExistingSummaries(db, variant.id),
-    summaryText: (id) => {
-      const row = db.prepare('SELECT text FROM summaries WHERE id = ? AND variant_id = ?').get(id, variant.id) as { text: string } | undefined;
-      if (!row) throw new Error(`summary ${id} not found in variant ${variant.id}`);
-      return row.text;
-    },
+    store: sqliteVariantStore(db, { sessionId: o.sessionId, variantId: variant.id, runId }),
     state: (getVariant(db, variant.id)?.state ?? {}) as VariantState,
     summarizer,
-    tokenizer,
     concurrency: semaphore.limit,
     signal,
     async summarize(req, opts): Promise<TieredSummary> {
@@ -275,7 +268,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   try {
     tokensBefore = seenTokens();
     ctx.checkCancelled();
-    const outcome = await PASSES[o.strategy](ctx, { ...params, force });
+    const outcome = await prepared.definition.pass(ctx, { ...params, force });
     const tokensAfter = seenTokens();
     // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
     const stats = { ...outcome.stats, ...baseStats(), tokensAfter };

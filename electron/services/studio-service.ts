@@ -6,8 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
-import { resolveParams } from '../../shared/strategies/params.js';
+import { prepareStrategy } from '../../shared/strategies/index.js';
 import { resolveVariantFor } from '../engine/engine.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
@@ -142,7 +141,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     startCompaction: async ({ sessionId, strategy, params, force }) => {
       requireSession(db, sessionId);
       // Checked here too so a bad parameter is an immediate invalid_input, not a worker round trip.
-      resolveParams(strategy, STRATEGY_DEFINITIONS[strategy].specs, params);
+      prepareStrategy(strategy, params);
       const s = settings();
       return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency });
     },

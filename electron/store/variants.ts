@@ -229,3 +229,16 @@ export function listExistingSummaries(db: DB, variantId: number): ExistingSummar
     childIds,
   }));
 }
+
+/** One summary's text, checked to belong to the variant. */
+export function getSummaryText(db: DB, variantId: number, summaryId: number): string {
+  const row = db.prepare('SELECT text FROM summaries WHERE id = ? AND variant_id = ?').get(summaryId, variantId) as { text: string } | undefined;
+  if (!row) throw new Error(`summary ${summaryId} not found in variant ${variantId}`);
+  return row.text;
+}
+
+/** The variant with this key hash in the session, if it exists. */
+export function findVariantByKey(db: DB, sessionId: number, variantKey: string): VariantInfo | null {
+  const row = db.prepare('SELECT id FROM variants WHERE session_id = ? AND variant_key = ?').get(sessionId, variantKey) as { id: number } | undefined;
+  return row ? getVariant(db, row.id) : null;
+}

@@ -10,7 +10,7 @@
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
-import type { TieredSummary } from '../engine/pass.js';
+import type { TieredSummary } from '../../shared/passes/context.js';
 import { extractiveSummary, EXTRACTIVE_MODEL } from '../../shared/summarize/extractive.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
 import { cacheGet, cachePut, spanDigest, summaryCacheKey, DEFAULT_CACHE_LIMIT } from './cache.js';

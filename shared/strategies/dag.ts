@@ -22,7 +22,8 @@
  */
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps } from './spans.js';
 
@@ -155,7 +156,8 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
   const tokensBefore = ix.totalTokens - coveredTokens + summaryTokens;
   const threshold = params.tokenBudget * params.contextThreshold;
-  const shouldCompact = tokensBefore > threshold;
+  const overhead = input.overheadTokens ?? 0;
+  const shouldCompact = tokensBefore + overhead > threshold;
 
   // Leaf spans over the uncovered evictable turns.
   const prior = latestLeaf(summaries);
@@ -222,14 +224,16 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
 
   const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
+  const ctxTokens = tokensBefore + overhead;
+  const withOverhead = overhead > 0 ? ` (incl. ${overhead} overhead)` : '';
   const reason = shouldCompact
-    ? `context ${tokensBefore} tokens (${pct(tokensBefore)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
-    : `context ${tokensBefore} tokens (${pct(tokensBefore)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
+    ? `context ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
+    : `context ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
 
   return {
     strategy: 'dag',
     params,
-    trigger: { compact: shouldCompact, reason, pressure: tokensBefore / params.tokenBudget },
+    trigger: { compact: shouldCompact, reason, pressure: ctxTokens / params.tokenBudget },
     boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: `fresh tail: last ${n - freshTailStart} turns protected` }],
     spans,
     condense,
@@ -245,11 +249,19 @@ function projectedTokens(target: number, sourceTokens: number): number {
   return Math.min(target, sourceTokens);
 }
 
-export const dagStrategy: StrategyDefinition<DagParams> = {
+export const dagStrategy: StrategyRules<DagParams> = {
   name: 'dag',
   label: 'Summary DAG (lossless-claw)',
   description:
     'Leaf summaries of ~leafChunkTokens chunks outside a protected fresh tail, condensed depth by depth once condensedMinFanout summaries accumulate; compacts when the visible context exceeds contextThreshold × tokenBudget. Follows lossless-claw (Lossless Context Management).',
   specs: dagSpecs,
   plan: planDag,
+  view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted),
+  live: {
+    mayFire: (m, p) => m.contextTokens > p.tokenBudget * p.contextThreshold,
+    lines: (p) => [
+      { label: 'trigger', tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
+      { label: 'token budget', tokens: p.tokenBudget },
+    ],
+  },
 };

@@ -19,7 +19,8 @@
  */
 import type { ParamSpec } from './params.js';
 import { ParamError } from './params.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { droppedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
 import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, positionInView, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
@@ -130,11 +131,16 @@ export function planForgetting(input: PlanInput<ForgettingParams>): Plan<Forgett
   };
 }
 
-export const forgettingStrategy: StrategyDefinition<ForgettingParams> = {
+export const forgettingStrategy: StrategyRules<ForgettingParams> = {
   name: 'forgetting',
   label: 'Amortized forgetting',
   description:
     'Model-free: when the history exceeds maxSize turns, forgets all but the first keepFirst and the most recent turns, down to maxSize / 2; tool-cycle safe. After OpenHands AmortizedForgettingCondenser.',
   specs: forgettingSpecs,
   plan: planForgetting,
+  view: ({ turns, state }) => droppedCandidates(turns, state),
+  live: {
+    mayFire: (m, p) => m.viewTurns > p.maxSize,
+    lines: () => [],
+  },
 };

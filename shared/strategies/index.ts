@@ -1,8 +1,13 @@
-/** The strategy registry: every planner by name, and planFor() that resolves params first. */
-import { resolveParams } from './params.js';
-import { maskedMetas, preMaskWindowOf } from './mask-stage.js';
-import type { StrategyDefinition } from './strategy.js';
+/**
+ * The strategy registry: every strategy's rules (shared/strategies/<s>.ts: parameters,
+ * planner, view, live check) with its pass (shared/passes/<s>.ts), registered once.
+ * Callers resolve parameters ONCE (`prepareStrategy`) and hand the result on.
+ */
+import { ParamError, resolveParams } from './params.js';
+import { stageMetas } from './mask-stage.js';
+import type { StrategyRules } from './strategy.js';
 import type { Plan, PlanInput, StrategyName } from './types.js';
+import type { PassFn } from '../passes/context.js';
 import { dagStrategy } from './dag.js';
 import { rollingStrategy } from './rolling.js';
 import { watermarkStrategy } from './watermark.js';
@@ -10,23 +15,52 @@ import { twoLineStrategy } from './two-line.js';
 import { maskingStrategy } from './masking.js';
 import { windowStrategy } from './window.js';
 import { forgettingStrategy } from './forgetting.js';
+import { dagPass } from '../passes/dag.js';
+import { rollingPass } from '../passes/rolling.js';
+import { watermarkPass } from '../passes/watermark.js';
+import { twoLinePass } from '../passes/two-line.js';
+import { maskingPass } from '../passes/masking.js';
+import { windowPass } from '../passes/window.js';
+import { forgettingPass } from '../passes/forgetting.js';
+
+export interface StrategyDefinition<P extends Record<string, number> = Record<string, number>> extends StrategyRules<P> {
+  /** Executes a plan: summarizer calls and the commit, through the PassContext. */
+  pass: PassFn;
+}
+
+const define = <P extends Record<string, number>>(rules: StrategyRules<P>, pass: PassFn): StrategyDefinition => ({ ...(rules as unknown as StrategyRules), pass });
 
 export const STRATEGY_DEFINITIONS: Record<StrategyName, StrategyDefinition> = {
-  dag: dagStrategy,
-  rolling: rollingStrategy,
-  watermark: watermarkStrategy,
-  'two-line': twoLineStrategy,
-  masking: maskingStrategy,
-  window: windowStrategy,
-  forgetting: forgettingStrategy,
+  dag: define(dagStrategy, dagPass),
+  rolling: define(rollingStrategy, rollingPass),
+  watermark: define(watermarkStrategy, watermarkPass),
+  'two-line': define(twoLineStrategy, twoLinePass),
+  masking: define(maskingStrategy, maskingPass),
+  window: define(windowStrategy, windowPass),
+  forgetting: define(forgettingStrategy, forgettingPass),
 };
 
-/** Resolves raw params (defaults, ranges) and runs the strategy's planner. Throws ParamError on bad params. */
+/** A strategy with its parameters resolved against its specs: what every caller plans, runs and replays with. */
+export interface PreparedStrategy {
+  strategy: StrategyName;
+  definition: StrategyDefinition;
+  params: Record<string, number>;
+}
+
+/** Resolves raw params (defaults, ranges) once. Throws ParamError on bad params or an unknown strategy. */
+export function prepareStrategy(strategy: StrategyName, raw: Record<string, unknown> | undefined): PreparedStrategy {
+  const definition = STRATEGY_DEFINITIONS[strategy];
+  if (!definition) throw new ParamError(`unknown strategy '${String(strategy)}' (known: ${Object.keys(STRATEGY_DEFINITIONS).join(', ')})`);
+  return { strategy, definition, params: resolveParams<Record<string, number>>(strategy, definition.specs, raw) };
+}
+
+/** Plans with a prepared strategy: the pre-stages (masking first stage) applied, then the strategy's planner. */
+export function planPrepared(p: PreparedStrategy, input: Omit<PlanInput<Record<string, number>>, 'params'>): Plan<Record<string, number>> {
+  return p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params });
+}
+
+/** Resolves raw params and plans (the window's preview and the CLI's `plan`). Throws ParamError on bad params. */
 export function planFor(strategy: StrategyName, input: Omit<PlanInput<Record<string, unknown>>, 'params'> & { params: Record<string, unknown> }): Plan<Record<string, number>> {
-  const def = STRATEGY_DEFINITIONS[strategy];
-  const params = resolveParams<Record<string, number>>(strategy, def.specs, input.params);
-  // The optional masking first stage (mask-stage.ts): the strategy plans on masked counts.
-  const preMask = preMaskWindowOf(params);
-  const turns = preMask === null ? input.turns : maskedMetas(input.turns, preMask);
-  return def.plan({ ...input, turns, params });
+  const { params, ...rest } = input;
+  return planPrepared(prepareStrategy(strategy, params), rest);
 }

@@ -10,8 +10,8 @@
  * the stage masks exactly what the masking baseline with the same window masks.
  */
 import type { ParamSpec } from './params.js';
-import { MASK_PLACEHOLDER_TOKENS, maskBoundaryOf, maskPlaceholder } from './masking.js';
-import type { TurnMeta } from '../model/turn.js';
+import { MASK_PLACEHOLDER_TOKENS, maskBoundaryOf, maskPlaceholder, maskToolResults } from './masking.js';
+import type { Turn, TurnMeta } from '../model/turn.js';
 
 export const PRE_MASK_OFF = -1;
 
@@ -50,4 +50,16 @@ export function maskedMetas(turns: readonly TurnMeta[], window: number): TurnMet
       ? { ...t, tokenCount: Math.min(t.tokenCount, MASK_PLACEHOLDER_TOKENS), charCount: Math.min(t.charCount, placeholderChars) }
       : t,
   );
+}
+
+/** The planner view after the pre-stages a variant's parameters ask for (the same objects when none). */
+export function stageMetas(params: Record<string, unknown>, turns: readonly TurnMeta[]): readonly TurnMeta[] {
+  const w = preMaskWindowOf(params);
+  return w === null ? turns : maskedMetas(turns, w);
+}
+
+/** The turns after the pre-stages (what the summarizer reads and the replay shows); the same array when none. */
+export function stageTurns<T extends Turn>(params: Record<string, unknown>, turns: readonly T[], countTokens?: (text: string) => number): readonly Turn[] {
+  const w = preMaskWindowOf(params);
+  return w === null ? turns : maskToolResults(turns, w, countTokens);
 }

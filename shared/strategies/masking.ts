@@ -14,7 +14,8 @@
  * through `maskBoundaryOf`, so the preview and the replay agree.
  */
 import type { ParamSpec } from './params.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { maskedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
 import type { ContentBlock, Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText, pairToolCycles, turnMetasOf } from '../model/turn.js';
@@ -154,11 +155,18 @@ export function maskToolResults(turns: readonly Turn[], maskWindow: number, coun
   });
 }
 
-export const maskingStrategy: StrategyDefinition<MaskingParams> = {
+export const maskingStrategy: StrategyRules<MaskingParams> = {
   name: 'masking',
   label: 'Observation masking',
   description:
     'Model-free: tool results older than the last maskWindow tool cycles are replaced by a placeholder naming the tool and the size removed. The observation-masking baseline (The Complexity Trap, 2025; OpenHands ObservationMaskingCondenser).',
   specs: maskingSpecs,
   plan: planMasking,
+  view: ({ turns, state, params, countTokens }) => maskedCandidates(turns, state.maskBoundary === undefined ? null : maskToolResults(turns, Number(params.maskWindow ?? maskingSpecs[0].default), countTokens)),
+  live: {
+    // Masks again whenever a tool cycle completes (the window of kept results slides).
+    mayFire: (m) => m.newToolCycles > 0,
+    visible: (input) => (input.state.maskBoundary === undefined ? planMasking(input).tokensBefore : planMasking(input).tokensAfter),
+    lines: () => [],
+  },
 };

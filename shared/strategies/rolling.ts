@@ -25,11 +25,14 @@
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import { ParamError } from './params.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { rollingCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCharsIn, convCountIn, convTokensIn, firstCutReaching, makeSpan, positionOfConvTurn, safeCutAtOrAfter } from './spans.js';
 
 export type RollingParams = { compactionCount: number };
+/** With the live replay's trigger (the planner itself never reads it: the design is manual). */
+export type RollingLiveParams = RollingParams & { replayTriggerTokens: number };
 
 /**
  * Upper bound of the rolling summary size in tokens. The seed gives no size; we ask for at
@@ -48,7 +51,19 @@ export const rollingSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'percent',
     unit: '%',
-    doc: 'Share of (summary + uncompacted characters) folded into the summary per call, 1-99 (out of range is an error). Default 50 (the seed design).',
+    doc: 'Share of (summary + uncompacted characters) folded into the summary per call, 1-99 (out of range is an error). Default 50 (the rolling-summary design).',
+  },
+  {
+    name: 'replayTriggerTokens',
+    label: 'Replay trigger',
+    default: 150000,
+    min: 1000,
+    max: null,
+    sliderMax: 1000000,
+    step: 1000,
+    kind: 'int',
+    unit: 'tokens',
+    doc: 'The rolling design is manual (the user asks for a compaction); a live replay calls it whenever the context (with overhead) reaches this many tokens. Default 150,000: the dag default trigger (0.75 × 200,000), so the two compare at the same pressure. Not used by Compact.',
   },
   preMaskSpec,
 ];
@@ -146,11 +161,17 @@ export function planRolling(input: PlanInput<RollingParams>): Plan<RollingParams
   };
 }
 
-export const rollingStrategy: StrategyDefinition<RollingParams> = {
+export const rollingStrategy: StrategyRules<RollingLiveParams> = {
   name: 'rolling',
   label: 'Rolling summary',
   description:
     'One running summary and a pointer: each call folds compactionCount% of (summary + uncompacted characters) worth of the oldest uncompacted turns into a new summary. Follows the rolling-summary seed design.',
   specs: rollingSpecs,
-  plan: planRolling,
+  plan: (input) => ({ ...planRolling(input), params: input.params }),
+  view: ({ turns, summaries, state }) => rollingCandidates(turns, summaries, state),
+  live: {
+    mayFire: (m, p) => m.contextTokens >= p.replayTriggerTokens,
+    lines: (p) => [{ label: 'replay trigger', tokens: p.replayTriggerTokens }],
+    note: 'The rolling design is manual (the user compacts); a replay fires it whenever the context reaches replayTriggerTokens.',
+  },
 };

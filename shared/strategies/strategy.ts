@@ -1,8 +1,26 @@
 import type { ParamSpec } from './params.js';
-import type { Plan, PlanInput, StrategyName } from './types.js';
+import type { Plan, PlanInput, StrategyName, VariantState } from './types.js';
+import type { ReplayCandidate } from '../replay/normalize.js';
+import type { ViewInput } from '../replay/candidates.js';
 
-/** One strategy: its parameter specs and its pure planner. */
-export interface StrategyDefinition<P extends Record<string, number> = Record<string, number>> {
+/**
+ * What the live replay (shared/replay/live.ts) measures before each model call, cheaply:
+ * the tokens the model would receive (the variant's view + the call's overhead) and the
+ * number of conversation turns in that view.
+ */
+export interface LiveMeasure {
+  contextTokens: number;
+  viewTurns: number;
+  /** Tool cycles completed since the strategy last fired (masking re-masks on each). */
+  newToolCycles: number;
+}
+
+/**
+ * One strategy, defined once: its parameters, its pure planner, what the model sees
+ * under it, and how the live replay checks it. Its pass (what needs a summarizer or a
+ * commit) is shared/passes/<name>.ts; shared/strategies/index.ts registers both.
+ */
+export interface StrategyRules<P extends Record<string, number> = Record<string, number>> {
   name: StrategyName;
   label: string;
   /** One paragraph: what it does and which published design it follows. */
@@ -10,4 +28,24 @@ export interface StrategyDefinition<P extends Record<string, number> = Record<st
   specs: readonly ParamSpec[];
   /** Pure and deterministic; params already resolved against specs. */
   plan(input: PlanInput<P>): Plan<P>;
+  /** The messages the model sees for the variant's summaries and state (before normalization). */
+  view(input: ViewInput): ReplayCandidate[];
+  live: {
+    /**
+     * A NECESSARY condition for the trigger to fire at this call (no false negatives):
+     * when false the replay does not consult the planner, so a replay of 100,000 turns
+     * plans only near firings. The planner's trigger is the rule; this only prunes.
+     */
+    mayFire(m: LiveMeasure, params: P, state: VariantState): boolean;
+    /** Context lines to draw on the timeline (tokens incl. overhead), e.g. the trigger threshold. */
+    lines(params: P): Array<{ label: string; tokens: number }>;
+    /**
+     * Tokens of the view (transcript units, no overhead) given the variant's summaries and
+     * state. Default: the planner's `tokensBefore`. Strategies whose planner recomputes from
+     * scratch every time (masking, window) say what their stored state leaves visible.
+     */
+    visible?(input: PlanInput<P>): number;
+    /** How the design fires: before every call on a threshold, or (rolling) manual, replayed at a parameter. */
+    note?: string;
+  };
 }

@@ -25,7 +25,8 @@
  */
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convCountIn, convTokensIn, formatCount, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
@@ -123,7 +124,8 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
   coveredUntil = Math.min(coveredUntil, n);
   const liveTokens = live.reduce((a, s) => a + s.tokenCount, 0);
   const visibleTokens = ix.totalTokens - convTokensIn(ix, prefixEnd, coveredUntil) + liveTokens;
-  const pressure = visibleTokens / params.contextWindow;
+  // Pressure on what a live agent sends: the visible history plus the call's overhead.
+  const pressure = (visibleTokens + (input.overheadTokens ?? 0)) / params.contextWindow;
   const level: TwoLineDecision['level'] = pressure * 100 >= lines.emergencyPct ? 'emergency' : pressure * 100 >= lines.warningPct ? 'warning' : 'none';
 
   const convTotal = ix.convCountPrefix[n];
@@ -250,11 +252,23 @@ export function planTwoLine(input: PlanInput<TwoLineParams>): Plan<TwoLineParams
   };
 }
 
-export const twoLineStrategy: StrategyDefinition<TwoLineParams> = {
+export const twoLineStrategy: StrategyRules<TwoLineParams> = {
   name: 'two-line',
   label: 'Two-line',
   description:
     'Two pressure lines on the context window: past warningPct a background pass summarizes the turns beyond the last keepLast in chunks of about chunkChars; past emergencyPct a model-free digest replaces them at once and is upgraded in the background. keepLast 40 is the agent profile; use 6 for an ordinary chat. Follows the compaction-between-turns seed.',
   specs: twoLineSpecs,
   plan: planTwoLine,
+  view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted && (s.kind === 'digest' || s.kind === 'chunk')),
+  live: {
+    mayFire: (m, p) => m.contextTokens * 100 >= effectiveLines(p).warningPct * p.contextWindow,
+    lines: (p) => {
+      const l = effectiveLines(p);
+      return [
+        { label: 'warning line', tokens: Math.floor((l.warningPct / 100) * p.contextWindow) },
+        { label: 'emergency line', tokens: Math.floor((l.emergencyPct / 100) * p.contextWindow) },
+      ];
+    },
+    note: 'Warning passes run in the background and commit commitDelayCalls model calls later (abandoned if the history moved); the emergency digest is written at once.',
+  },
 };

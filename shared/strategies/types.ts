@@ -134,4 +134,10 @@ export interface PlanInput<P> {
   summaries: readonly ExistingSummary[];
   state: VariantState;
   params: P;
+  /**
+   * Tokens each model call carries beyond the transcript (system prompt, tool schemas):
+   * triggers that measure the whole context (dag, two-line) add it, as a live agent
+   * measures what it sends. Default 0 (the transcript alone). shared/usage/overhead.ts.
+   */
+  overheadTokens?: number;
 }

@@ -25,7 +25,8 @@
  */
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { currentSummary, watermarkCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
@@ -193,11 +194,20 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   };
 }
 
-export const watermarkStrategy: StrategyDefinition<WatermarkParams> = {
+export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   name: 'watermark',
   label: 'Watermark',
   description:
     'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec seed.',
   specs: watermarkSpecs,
   plan: planWatermark,
+  view: ({ turns, summaries, state }) => watermarkCandidates(turns, currentSummary(summaries, state.watermarkSummaryId, 'watermark'), state.watermark),
+  live: {
+    // Pending tokens never exceed the context; past a spent budget only the hard cap fires.
+    mayFire: (m, p, state) => m.contextTokens >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
+    lines: (p) => [
+      { label: 'soft threshold', tokens: p.softThresholdTokens },
+      { label: 'hard cap', tokens: p.hardCapTokens },
+    ],
+  },
 };

@@ -16,9 +16,11 @@
  * Defaults are OpenHands' RecentEventsCondenser defaults: keep_first 1, max_events 10.
  */
 import type { ParamSpec } from './params.js';
-import type { StrategyDefinition } from './strategy.js';
+import type { StrategyRules } from './strategy.js';
+import { droppedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
 import { buildSpanIndex, convCountIn, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
+import { convTokensInRanges } from './spans.js';
 
 export type WindowParams = { keepFirst: number; maxTurns: number };
 
@@ -94,11 +96,18 @@ export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
   };
 }
 
-export const windowStrategy: StrategyDefinition<WindowParams> = {
+export const windowStrategy: StrategyRules<WindowParams> = {
   name: 'window',
   label: 'Recent window',
   description:
     'Model-free: keeps the first keepFirst and the last maxTurns conversation turns and drops the middle, tool-cycle safe. After OpenHands RecentEventsCondenser.',
   specs: windowSpecs,
   plan: planWindow,
+  view: ({ turns, state }) => droppedCandidates(turns, state),
+  live: {
+    mayFire: (m, p) => m.viewTurns > p.keepFirst + p.maxTurns,
+    // The window is recomputed over the whole session: what its stored ranges leave visible.
+    visible: (input) => planWindow(input).tokensBefore - convTokensInRanges(buildSpanIndex(input.turns), input.state.droppedRanges ?? []),
+    lines: () => [],
+  },
 };

@@ -9,7 +9,7 @@ import { planSession, runCompaction, type RunCompactionResult } from '../../elec
 import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
 import { TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
 import { withSessionLock } from '../../electron/engine/locks.js';
-import { historyOf } from '../../electron/engine/passes/two-line.js';
+import { historyOf } from '../../shared/passes/two-line.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, insertSummary, listExistingSummaries, listRuns, listSummaries, listVariants, setVariantState } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';

@@ -4,10 +4,9 @@
  * model no longer sees. The replay masks with `maskToolResults` (shared/strategies/masking.ts),
  * which derives the same boundary from the turns and `maskWindow`.
  */
-import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../../../shared/strategies/masking.js';
-import type { VariantState } from '../../../shared/strategies/types.js';
-import { setVariantState } from '../../store/variants.js';
-import type { PassFn } from '../pass.js';
+import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../strategies/masking.js';
+import type { VariantState } from '../strategies/types.js';
+import type { PassFn } from './context.js';
 import { passParams } from './common.js';
 
 export const maskingPass: PassFn = async (ctx, rawParams) => {
@@ -18,7 +17,7 @@ export const maskingPass: PassFn = async (ctx, rawParams) => {
   const span = plan.spans[0];
   ctx.checkCancelled();
   const state: VariantState = { ...ctx.state, maskBoundary: boundary };
-  ctx.db.transaction(() => setVariantState(ctx.db, ctx.variant.id, state))();
+  await ctx.store.commit((w) => w.setState(state));
   ctx.progress(1, 1, 0);
   return {
     status: 'completed',

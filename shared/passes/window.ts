@@ -4,8 +4,8 @@
  * conversation turns in it (system turns are never dropped). The window is stateless:
  * each pass recomputes it over the whole session and replaces the ranges.
  */
-import { planWindow, windowSpecs, type WindowParams } from '../../../shared/strategies/window.js';
-import type { PassFn } from '../pass.js';
+import { planWindow, windowSpecs, type WindowParams } from '../strategies/window.js';
+import type { PassFn } from './context.js';
 import { passParams, runDropPass } from './common.js';
 
 export const windowPass: PassFn = async (ctx, rawParams) => {

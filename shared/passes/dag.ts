@@ -11,10 +11,9 @@
  *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
  *    variant exactly as it was. Turns are never touched.
  */
-import { dagSpecs, planDag, type DagParams } from '../../../shared/strategies/dag.js';
-import { summaryToItem, turnsToItems } from '../../../shared/summarize/items.js';
-import { insertSummary, markCompacted } from '../../store/variants.js';
-import type { PassFn, TieredSummary } from '../pass.js';
+import { dagSpecs, planDag, type DagParams } from '../strategies/dag.js';
+import { summaryToItem, turnsToItems } from '../summarize/items.js';
+import type { PassFn, TieredSummary } from './context.js';
 import { countTiers, mapPool, passParams, spanTurns } from './common.js';
 
 interface Made {
@@ -28,7 +27,7 @@ interface Made {
 
 export const dagPass: PassFn = async (ctx, rawParams) => {
   const { params, force } = passParams<DagParams>('dag', dagSpecs, rawParams);
-  const plan = planDag({ turns: ctx.metas, summaries: ctx.readSummaries(), state: ctx.state, params });
+  const plan = planDag({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
   if (!plan.trigger.compact && !force) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
   if (plan.spans.length === 0 && plan.condense.length === 0) {
     return { status: 'skipped', stats: { reason: `nothing to compact: every evictable turn is summarized and no depth has ${params.condensedMinFanout} summaries (${plan.trigger.reason})` } };
@@ -47,7 +46,7 @@ export const dagPass: PassFn = async (ctx, rawParams) => {
 
   // Leaves: the prior summary text is read once (the same prior for every chunk).
   const priorId = plan.spans[0]?.priorSummaryId ?? null;
-  const priorText = priorId !== null ? ctx.summaryText(priorId) : null;
+  const priorText = priorId !== null ? ctx.store.summaryText(priorId) : null;
   await mapPool(ctx, plan.spans, ctx.concurrency, async (span) => {
     const summary = await ctx.summarize({ purpose: 'leaf', items: turnsToItems(spanTurns(ctx, span)), priorSummary: priorText, targetTokens: span.targetTokens });
     made.set(span.id, { summary, depth: 0, firstPosition: span.firstPosition, lastPosition: span.lastPosition, turnIds: span.turnIds });
@@ -55,10 +54,10 @@ export const dagPass: PassFn = async (ctx, rawParams) => {
   });
 
   // Condensations depend on the previous level: one at a time, in plan order.
-  const existing = new Map(ctx.readSummaries().map((s) => [`s${s.id}`, s]));
+  const existing = new Map(ctx.store.summaries().map((s) => [`s${s.id}`, s]));
   for (const c of plan.condense) {
     ctx.checkCancelled();
-    const items = c.childIds.map((ref) => summaryToItem(ref.startsWith('s') ? ctx.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text));
+    const items = c.childIds.map((ref) => summaryToItem(ref.startsWith('s') ? ctx.store.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text));
     const summary = await ctx.summarize({ purpose: 'condensed', items, targetTokens: c.targetTokens });
     let first = Infinity;
     let last = -Infinity;
@@ -75,16 +74,14 @@ export const dagPass: PassFn = async (ctx, rawParams) => {
   ctx.checkCancelled();
   const ids = new Map<string, number>();
   const realId = (ref: string) => (ref.startsWith('s') ? Number(ref.slice(1)) : ids.get(ref)!);
-  ctx.db.transaction(() => {
+  await ctx.store.commit((w) => {
     // Leaves first, then parents in plan order: a parent's children always have ids already.
     for (const ref of [...plan.spans.map((s) => s.id), ...plan.condense.map((c) => c.id)]) {
       const m = made.get(ref)!;
       const childIds = m.childRefs?.map(realId);
       ids.set(
         ref,
-        insertSummary(ctx.db, {
-          variantId: ctx.variant.id,
-          runId: ctx.runId,
+        w.insertSummary({
           kind: m.depth === 0 ? 'leaf' : 'condensed',
           depth: m.depth,
           text: m.summary.text,
@@ -100,9 +97,9 @@ export const dagPass: PassFn = async (ctx, rawParams) => {
           childSummaryIds: childIds,
         }),
       );
-      if (childIds) markCompacted(ctx.db, childIds);
+      if (childIds) w.markCompacted(childIds);
     }
-  })();
+  });
 
   const tiers = [...made.values()].map((m) => m.summary.tier);
   return {

@@ -26,17 +26,15 @@
  *    old one marked compacted, and the state {watermark, watermarkSummaryId, spentUsd}.
  *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
  */
-import type { PassContext, PassFn, PassOutcome, TieredSummary } from '../pass.js';
-import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../../../shared/strategies/watermark.js';
-import { buildSpanIndex, convCountIn, convTurnIds } from '../../../shared/strategies/spans.js';
-import { costUsd } from '../../../shared/strategies/prices.js';
-import type { VariantState } from '../../../shared/strategies/types.js';
-import { turnsToItems, itemsToSourceText } from '../../../shared/summarize/items.js';
-import { normalizeReplay } from '../../../shared/replay/normalize.js';
-import { watermarkCandidates } from '../../../shared/replay/build.js';
-import { validateMessages, type MessageProblem } from '../../../shared/replay/validate.js';
-import { getVariant, insertSummary, markCompacted, setVariantState } from '../../store/variants.js';
-import { withSessionLock } from '../locks.js';
+import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
+import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
+import { buildSpanIndex, convCountIn, convTurnIds } from '../strategies/spans.js';
+import { costUsd } from '../strategies/prices.js';
+import type { VariantState } from '../strategies/types.js';
+import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
+import { normalizeReplay } from '../replay/normalize.js';
+import { watermarkCandidates } from '../replay/candidates.js';
+import { validateMessages, type MessageProblem } from '../replay/validate.js';
 import { passParams } from './common.js';
 
 /** Model name recorded on a truncation row (prices.ts prices it at 0). */
@@ -68,22 +66,20 @@ interface Commit {
   spentUsd: number;
 }
 
-function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): VariantState {
+function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<VariantState> {
   const metas = ctx.metas;
   const newTurnIds = convTurnIds(metas, d.currentWatermark, c.watermark);
   const allIds = convTurnIds(metas, d.prefixEnd, c.watermark);
   const first = metas.find((m) => m.id === allIds[0])!.position;
   const last = metas.find((m) => m.id === allIds[allIds.length - 1])!.position;
   const old = d.currentSummary;
-  const tx = ctx.db.transaction((): VariantState => {
+  return ctx.store.commit((w): VariantState => {
     // Optimistic check: another writer moved the watermark while we summarized.
-    const now = getVariant(ctx.db, ctx.variant.id)?.state ?? {};
+    const now = w.state();
     if ((now.watermarkSummaryId ?? null) !== (ctx.state.watermarkSummaryId ?? null) || (now.watermark ?? null) !== (ctx.state.watermark ?? null)) {
       throw new Error(`variant ${ctx.variant.id} changed during the pass (watermark ${ctx.state.watermark ?? 'none'} -> ${now.watermark ?? 'none'}); nothing written`);
     }
-    const id = insertSummary(ctx.db, {
-      variantId: ctx.variant.id,
-      runId: ctx.runId,
+    const id = w.insertSummary({
       kind: 'watermark',
       depth: old ? old.depth + 1 : 0,
       text: c.text,
@@ -98,18 +94,17 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): VariantState
       turnIds: newTurnIds,
       childSummaryIds: old ? [old.id] : [],
     });
-    if (old) markCompacted(ctx.db, [old.id]);
+    if (old) w.markCompacted([old.id]);
     const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };
-    setVariantState(ctx.db, ctx.variant.id, state);
+    w.setState(state);
     return state;
   });
-  return tx.immediate();
 }
 
 export const watermarkPass: PassFn = async (ctx, rawParams) => {
   const { params, force } = passParams<WatermarkParams>('watermark', watermarkSpecs, rawParams);
   const ix = buildSpanIndex(ctx.metas);
-  const d = decideWatermark({ turns: ctx.metas, summaries: ctx.readSummaries(), state: ctx.state, params }, ix, force);
+  const d = decideWatermark({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params }, ix, force);
   const baseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
 
   if (!d.compact || d.newWatermark === null) {
@@ -123,7 +118,7 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
 
   const newTurns = ctx.readTurns(d.currentWatermark, W).filter((t) => t.role !== 'system');
   const items = turnsToItems(newTurns);
-  const prior = d.currentSummary ? ctx.summaryText(d.currentSummary.id) : null;
+  const prior = d.currentSummary ? ctx.store.summaryText(d.currentSummary.id) : null;
   const spent = ctx.state.spentUsd ?? 0;
   ctx.progress(0, 1, 0, `summarizing ${newTurns.length} turns up to watermark ${W}`);
 
@@ -150,9 +145,7 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
-  const state = await withSessionLock(ctx.sessionId, () =>
-    commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd }),
-  );
+  const state = await commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd });
   ctx.progress(1, 1, summary.tokenCount);
   ctx.event('compaction_completed', {
     cacheHit: summary.cacheHit,
@@ -190,9 +183,7 @@ async function truncate(ctx: PassContext, d: WatermarkDecision, params: Watermar
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
   const tokenCount = ctx.countTokens(text);
-  const state = await withSessionLock(ctx.sessionId, () =>
-    commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 }),
-  );
+  const state = await commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 });
   const pendingAfter = tokenCount + (d.tailStart > cut ? ix.convTokenPrefix[d.tailStart] - ix.convTokenPrefix[cut] : 0);
   ctx.event('compaction_failed', { failureMode: 'adapter_error', error, truncatedMessageCount: dropped.length, watermark: cut, pendingTokensAfter: pendingAfter });
   return {

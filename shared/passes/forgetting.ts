@@ -4,8 +4,8 @@
  * VariantState.droppedRanges in ONE transaction; the replay omits the conversation turns
  * in those ranges (system turns are never dropped).
  */
-import { droppedRangesAfter, forgettingSpecs, planForgetting, type ForgettingParams } from '../../../shared/strategies/forgetting.js';
-import type { PassFn } from '../pass.js';
+import { droppedRangesAfter, forgettingSpecs, planForgetting, type ForgettingParams } from '../strategies/forgetting.js';
+import type { PassFn } from './context.js';
 import { passParams, runDropPass } from './common.js';
 
 export const forgettingPass: PassFn = async (ctx, rawParams) => {

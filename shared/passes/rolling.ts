@@ -7,16 +7,15 @@
  * summary), marks the previous summary compacted (superseded, never deleted) and
  * advances the pointer in the variant state.
  */
-import { planRolling, rollingSpecs, type RollingParams } from '../../../shared/strategies/rolling.js';
-import type { VariantState } from '../../../shared/strategies/types.js';
-import { turnsToItems } from '../../../shared/summarize/items.js';
-import { insertSummary, markCompacted, setVariantState } from '../../store/variants.js';
-import type { PassFn } from '../pass.js';
+import { planRolling, rollingSpecs, type RollingParams } from '../strategies/rolling.js';
+import type { VariantState } from '../strategies/types.js';
+import { turnsToItems } from '../summarize/items.js';
+import type { PassFn } from './context.js';
 import { passParams, spanTurns } from './common.js';
 
 export const rollingPass: PassFn = async (ctx, rawParams) => {
   const { params } = passParams<RollingParams>('rolling', rollingSpecs, rawParams);
-  const summaries = ctx.readSummaries();
+  const summaries = ctx.store.summaries();
   const plan = planRolling({ turns: ctx.metas, summaries, state: ctx.state, params });
   const span = plan.spans[0];
   if (!plan.trigger.compact || !span) return { status: 'skipped', stats: { reason: plan.trigger.reason, pointer: ctx.state.pointer ?? 0 } };
@@ -26,7 +25,7 @@ export const rollingPass: PassFn = async (ctx, rawParams) => {
   const summary = await ctx.summarize({
     purpose: 'rolling',
     items: turnsToItems(spanTurns(ctx, span)),
-    priorSummary: prior ? ctx.summaryText(prior.id) : null,
+    priorSummary: prior ? ctx.store.summaryText(prior.id) : null,
     targetTokens: span.targetTokens,
   });
   if (summary.text.trim() === '') throw new Error('rolling: the summarizer returned an empty summary; nothing was written');
@@ -35,10 +34,8 @@ export const rollingPass: PassFn = async (ctx, rawParams) => {
   ctx.checkCancelled();
   const pointer = (ctx.state.pointer ?? 0) + span.turnIds.length;
   let state: VariantState = ctx.state;
-  ctx.db.transaction(() => {
-    const id = insertSummary(ctx.db, {
-      variantId: ctx.variant.id,
-      runId: ctx.runId,
+  await ctx.store.commit((w) => {
+    const id = w.insertSummary({
       kind: 'rolling',
       // Generation: a summary of a summary is one level deeper (shown as a chain in the DAG view).
       depth: prior ? prior.depth + 1 : 0,
@@ -54,10 +51,10 @@ export const rollingPass: PassFn = async (ctx, rawParams) => {
       turnIds: span.turnIds,
       childSummaryIds: prior ? [prior.id] : [],
     });
-    if (prior) markCompacted(ctx.db, [prior.id]);
+    if (prior) w.markCompacted([prior.id]);
     state = { ...ctx.state, pointer, rollingSummaryId: id };
-    setVariantState(ctx.db, ctx.variant.id, state);
-  })();
+    w.setState(state);
+  });
 
   return {
     status: 'completed',

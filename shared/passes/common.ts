@@ -3,11 +3,10 @@
  * resolution (the engine adds `force` to the strategy's own parameters), a small
  * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
  */
-import { resolveParams, type ParamSpec } from '../../../shared/strategies/params.js';
-import type { Plan, PlanSpan, VariantState } from '../../../shared/strategies/types.js';
-import type { Turn } from '../../../shared/model/turn.js';
-import { setVariantState } from '../../store/variants.js';
-import type { PassContext, PassOutcome } from '../pass.js';
+import { resolveParams, type ParamSpec } from '../strategies/params.js';
+import type { Plan, PlanSpan, VariantState } from '../strategies/types.js';
+import type { Turn } from '../model/turn.js';
+import type { PassContext, PassOutcome } from './context.js';
 
 /**
  * Splits what the engine passes into (the strategy's resolved parameters, force).
@@ -71,12 +70,12 @@ export function countTiers(tiers: readonly string[]): Record<string, number> {
  * the trigger says no, else store the new droppedRanges (computed by the strategy from the
  * plan's one span) in ONE transaction for the replay. No summary is written.
  */
-export function runDropPass(ctx: PassContext, plan: Plan, nextDroppedRanges: (span: PlanSpan) => Array<[number, number]>): PassOutcome {
+export async function runDropPass(ctx: PassContext, plan: Plan, nextDroppedRanges: (span: PlanSpan) => Array<[number, number]>): Promise<PassOutcome> {
   const span = plan.spans[0];
   if (!plan.trigger.compact || !span) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
   ctx.checkCancelled();
   const state: VariantState = { ...ctx.state, droppedRanges: nextDroppedRanges(span) };
-  ctx.db.transaction(() => setVariantState(ctx.db, ctx.variant.id, state))();
+  await ctx.store.commit((w) => w.setState(state));
   ctx.progress(1, 1, 0);
   return {
     status: 'completed',

@@ -26,16 +26,14 @@
  * start of the task, before any model call, so the context shrinks at once, and the
  * upgrade continues in the task.
  */
-import type { PassContext, PassFn } from '../pass.js';
-import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, twoLineSpecs, type TwoLineParams } from '../../../shared/strategies/two-line.js';
-import { buildSpanIndex, convTokensIn, convTurnIds } from '../../../shared/strategies/spans.js';
-import type { ExistingSummary, SummaryTier, VariantState } from '../../../shared/strategies/types.js';
-import type { Turn, TurnMeta } from '../../../shared/model/turn.js';
-import { blocksToText } from '../../../shared/model/turn.js';
-import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../../shared/summarize/extractive.js';
-import { turnsToItems } from '../../../shared/summarize/items.js';
-import { getVariant, insertSummary, listExistingSummaries, markCompacted, setVariantState } from '../../store/variants.js';
-import { withSessionLock } from '../locks.js';
+import type { PassContext, PassFn, PassOutcome } from './context.js';
+import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, twoLineSpecs, type TwoLineParams } from '../strategies/two-line.js';
+import { buildSpanIndex, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
+import type { Turn, TurnMeta } from '../model/turn.js';
+import { blocksToText } from '../model/turn.js';
+import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
+import { turnsToItems } from '../summarize/items.js';
 import { countTiers, mapPool, passParams } from './common.js';
 
 /** Model name recorded on a chunk that fell back to a list of its turns. */
@@ -79,7 +77,7 @@ export function boundedTurnList(turns: readonly Pick<Turn, 'role' | 'blocks' | '
   return lines.join('\n');
 }
 
-const currentState = (ctx: PassContext): VariantState => getVariant(ctx.db, ctx.variant.id)?.state ?? {};
+const currentState = (ctx: PassContext): VariantState => ctx.store.state();
 const startsWith = (h: readonly string[], prefix: readonly string[]) => prefix.length <= h.length && prefix.every((x, i) => h[i] === x);
 
 function spanOf(metas: readonly TurnMeta[], from: number, to: number): { turnIds: number[]; first: number; last: number } {
@@ -100,8 +98,8 @@ export interface DigestStepResult {
 
 /** Emergency: the model-free digest of [coveredUntil, keptStart), committed now. */
 export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams): Promise<DigestStepResult> {
-  const summaries = ctx.readSummaries();
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params });
+  const summaries = ctx.store.summaries();
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens });
   if (!d.digestRange) return { written: false, abandoned: false, turns: 0 };
   const [from, to] = d.digestRange;
   const before = historyOf(ctx.metas, summaries);
@@ -110,17 +108,13 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const text = extractiveSummary({ purpose: 'digest', items: turnsToItems(turns), targetTokens: digestTargetTokens(convTokensIn(ix, from, to)), tier: 'normal' });
   const tokenCount = ctx.countTokens(text);
   const span = spanOf(ctx.metas, from, to);
-  return withSessionLock(ctx.sessionId, () =>
-    ctx.db
-      .transaction((): DigestStepResult => {
-        const now = historyOf(ctx.metas, listExistingSummaries(ctx.db, ctx.variant.id));
+  return ctx.store.commit((w): DigestStepResult => {
+        const now = historyOf(ctx.metas, w.summaries());
         if (!startsWith(now, before) || now.length !== before.length) {
           ctx.event('compaction_abandoned', { step: 'digest', reason: 'the history changed before the digest was written' });
           return { written: false, abandoned: true, turns: 0 };
         }
-        const id = insertSummary(ctx.db, {
-          variantId: ctx.variant.id,
-          runId: ctx.runId,
+        const id = w.insertSummary({
           kind: 'digest',
           depth: 0,
           text,
@@ -134,12 +128,10 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
           lastPosition: span.last,
           turnIds: span.turnIds,
         });
-        setVariantState(ctx.db, ctx.variant.id, { ...currentState(ctx), coveredUntil: to });
+        w.setState({ ...w.state(), coveredUntil: to });
         ctx.event('digest_written', { summaryId: id, turns: span.turnIds.length, tokens: tokenCount, coveredUntil: to, pressure: d.pressure });
         return { written: true, abandoned: false, summaryId: id, turns: span.turnIds.length };
-      })
-      .immediate(),
-  );
+  });
 }
 
 interface ChunkJob {
@@ -173,8 +165,19 @@ export interface BackgroundStepResult {
 
 /** Upgrade digests, then summarize new batches; optimistic commit (see the file header). */
 export async function twoLineBackgroundStep(ctx: PassContext, params: TwoLineParams): Promise<BackgroundStepResult> {
-  const summaries = ctx.readSummaries();
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params });
+  const prepared = await prepareTwoLineBackground(ctx, params);
+  return 'commit' in prepared ? prepared.commit(ctx) : prepared;
+}
+
+/**
+ * The background step's slow part (summarize, no lock held), returning its optimistic
+ * commit to run now (the engine) or some model calls later (the live replay: the
+ * background pass lands while the conversation goes on). The commit takes the context of
+ * the moment it runs: the history may have grown (fine) or moved (abandoned).
+ */
+export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLineParams): Promise<BackgroundStepResult | { commit(at: PassContext): Promise<BackgroundStepResult> }> {
+  const summaries = ctx.store.summaries();
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens });
   const jobs: ChunkJob[] = [];
   for (const u of d.upgrades) for (const [from, to] of u.chunks) jobs.push({ from, to, digestId: u.digest.id });
   for (const [from, to] of d.newChunks) jobs.push({ from, to, digestId: null });
@@ -214,22 +217,22 @@ export async function twoLineBackgroundStep(ctx: PassContext, params: TwoLinePar
   });
   ctx.checkCancelled();
 
-  return withSessionLock(ctx.sessionId, () =>
-    ctx.db
-      .transaction((): BackgroundStepResult => {
-        const now = historyOf(ctx.metas, listExistingSummaries(ctx.db, ctx.variant.id));
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, results, empty) };
+}
+
+function commitTwoLineBackground(ctx: PassContext, d: ReturnType<typeof decideTwoLine>, expected: string[], results: ChunkResult[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+  return ctx.store.commit((w): BackgroundStepResult => {
+        const now = historyOf(ctx.metas, w.summaries());
         if (!startsWith(now, expected)) {
           const at = expected.findIndex((x, i) => now[i] !== x);
           ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks: results.length });
           return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
         }
         let turnsCompacted = 0;
-        let coveredUntil = currentState(ctx).coveredUntil ?? d.prefixEnd;
+        let coveredUntil = w.state().coveredUntil ?? d.prefixEnd;
         for (const r of results) {
           const span = spanOf(ctx.metas, r.from, r.to);
-          insertSummary(ctx.db, {
-            variantId: ctx.variant.id,
-            runId: ctx.runId,
+          w.insertSummary({
             kind: 'chunk',
             depth: 0,
             text: r.text,
@@ -247,21 +250,19 @@ export async function twoLineBackgroundStep(ctx: PassContext, params: TwoLinePar
           coveredUntil = Math.max(coveredUntil, r.to);
         }
         const upgraded = d.upgrades.map((u) => u.digest.id);
-        markCompacted(ctx.db, upgraded);
+        w.markCompacted(upgraded);
         for (const u of d.upgrades) turnsCompacted += convTurnIds(ctx.metas, u.digest.firstPosition, u.digest.lastPosition + 1).length;
-        setVariantState(ctx.db, ctx.variant.id, { ...currentState(ctx), coveredUntil });
+        w.setState({ ...w.state(), coveredUntil });
         const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
         ctx.event('background_completed', { digestsUpgraded: upgraded.length, chunks: results.length, fallbackChunks, cacheHits: results.filter((r) => r.cacheHit).length, coveredUntil });
         return { ran: true, committed: true, abandoned: false, digestsUpgraded: upgraded.length, chunksCreated: results.length, turnsCompacted, fallbackChunks, tiers: results.map((r) => r.tier), reason: `upgraded ${upgraded.length} digest(s), wrote ${results.length} chunk summaries` };
-      })
-      .immediate(),
-  );
+  });
 }
 
 /** The engine's pass: the digest when at the emergency line, then the background step to completion. */
 export const twoLinePass: PassFn = async (ctx, rawParams) => {
   const { params, force } = passParams<TwoLineParams>('two-line', twoLineSpecs, rawParams);
-  const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.readSummaries(), state: ctx.state, params });
+  const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
   const base = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
   if (!force && d.level === 'none' && d.upgrades.length === 0) {
     return { status: 'skipped', stats: { ...base, reason: d.reason } };
@@ -269,12 +270,26 @@ export const twoLinePass: PassFn = async (ctx, rawParams) => {
   ctx.event('compaction_started', { ...base, pendingTurns: d.pendingTurns, digests: d.upgrades.length });
   const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
   ctx.checkCancelled();
+  if (ctx.live && !digest.abandoned) {
+    // Live: the background pass is summarized now and lands later (one task at a time).
+    const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
+    const deferred =
+      prepared && 'commit' in prepared
+        ? { commit: async (at: PassContext) => outcomeOf(base, d.reason, digest, await prepared.commit(at), at) }
+        : undefined;
+    const out = outcomeOf(base, d.reason, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
+    return deferred ? { ...out, deferred } : out;
+  }
   const bg = digest.abandoned ? null : await twoLineBackgroundStep(ctx, params);
+  return outcomeOf(base, d.reason, digest, bg, ctx);
+};
+
+function outcomeOf(base: Record<string, unknown>, reason: string, digest: DigestStepResult, bg: BackgroundStepResult | null, ctx: PassContext): PassOutcome {
   const abandoned = digest.abandoned || (bg?.abandoned ?? false);
   const wrote = digest.written || (bg?.committed ?? false);
   const stats = {
     ...base,
-    reason: bg ? `${d.reason}; ${bg.reason}` : `${d.reason}; abandoned before the digest`,
+    reason: bg ? `${reason}; ${bg.reason}` : digest.abandoned ? `${reason}; abandoned before the digest` : reason,
     digestWritten: digest.written,
     digestTurns: digest.turns,
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
@@ -285,4 +300,4 @@ export const twoLinePass: PassFn = async (ctx, rawParams) => {
     abandoned,
   };
   return { status: wrote ? 'completed' : 'skipped', stats, state: currentState(ctx) };
-};
+}

@@ -1,6 +1,6 @@
 /** Every strategy's pass by name. */
-import type { StrategyName } from '../../../shared/strategies/types.js';
-import type { PassFn } from '../pass.js';
+import type { StrategyName } from '../strategies/types.js';
+import type { PassFn } from './context.js';
 import { dagPass } from './dag.js';
 import { rollingPass } from './rolling.js';
 import { watermarkPass } from './watermark.js';

@@ -1,0 +1,29 @@
+/**
+ * The SQLite-backed VariantStore a pass writes through (shared/passes/context.ts): the
+ * variant's live summaries and state, and commits that run under the session's write
+ * lock (locks.ts) inside ONE `BEGIN IMMEDIATE` transaction, so "re-read, compare,
+ * write" is atomic across the window, the worker and the CLI.
+ */
+import type { DB } from '../store/db.js';
+import { getSummaryText, getVariant, insertSummary, listExistingSummaries, markCompacted, setVariantState } from '../store/variants.js';
+import type { VariantState } from '../../shared/strategies/types.js';
+import type { VariantStore, VariantWriter } from '../../shared/passes/context.js';
+import { withSessionLock } from './locks.js';
+
+export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: number; runId: number }): VariantStore {
+  const state = (): VariantState => getVariant(db, o.variantId)?.state ?? {};
+  const summaries = () => listExistingSummaries(db, o.variantId);
+  const writer: VariantWriter = {
+    summaries,
+    state,
+    insertSummary: (s) => insertSummary(db, { ...s, variantId: o.variantId, runId: o.runId }),
+    markCompacted: (ids) => markCompacted(db, ids),
+    setState: (next) => setVariantState(db, o.variantId, next),
+  };
+  return {
+    summaries,
+    state,
+    summaryText: (id) => getSummaryText(db, o.variantId, id),
+    commit: (fn) => withSessionLock(o.sessionId, () => db.transaction(() => fn(writer)).immediate()),
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * The live replay: a session walked model call by model call under a variant, as a live
+ * agent runs it. Before each call the variant's trigger is evaluated on what the model
+ * would receive at that moment (summaries made so far + uncovered turns + overhead);
+ * when it fires, the strategy's own pass runs there, on the turns before the call, and
+ * writes into an in-memory store; the walk goes on with the smaller context.
+ *
+ * The same loop serves the engine's real replay (electron/engine/replay.ts: the
+ * variant's summarizer, cache and cancellation) and the window's projected timeline
+ * (shared/replay/projection.ts: summaries of their target size, no summarizer call).
+ * It knows no strategy by name: the definition gives the pass, the view's planner and a
+ * cheap necessary condition `live.mayFire` so the planner runs only near firings.
+ *
+ * Costs per call (prompt caching) are computed from the records by shared/cost/.
+ */
+import type { PreparedStrategy } from '../strategies/index.js';
+import { stageMetas } from '../strategies/mask-stage.js';
+import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals } from '../strategies/spans.js';
+import type { VariantState } from '../strategies/types.js';
+import type { TurnMeta } from '../model/turn.js';
+import type { PassContext, PassOutcome } from '../passes/context.js';
+import type { MemoryVariantStore } from './memory-store.js';
+
+/** One model call of the session: the assistant turn at `position` answered turns [0, position). */
+export interface LiveCall {
+  position: number;
+  timestampMs: number | null;
+  outputTokens: number;
+}
+
+/**
+ * Context size as a live agent measures it: `a + b × view tokens`, where the view is the
+ * transcript the variant shows (o200k counts) and a (system prompt, tool schemas) and b
+ * (the provider tokenizer's ratio) come from the session's reported usage
+ * (shared/usage/overhead.ts), else a = overheadTokens, b = 1.
+ */
+export interface ContextModel {
+  a: number;
+  b: number;
+}
+
+export const contextOf = (m: ContextModel, viewTokens: number): number => Math.round(m.a + m.b * viewTokens);
+
+export interface LiveCallRecord {
+  call: number;
+  position: number;
+  /** Tokens of the raw transcript before the call (no compaction). */
+  transcriptTokens: number;
+  /** Tokens of the variant's view before the call (transcript units). */
+  viewTokens: number;
+  /** What the model received: contextOf(view). */
+  contextTokens: number;
+  /** Leading tokens identical to the previous call's prompt (prompt-cache reuse); 0 for the first call. */
+  sharedPrefixTokens: number;
+  outputTokens: number;
+  timestampMs: number | null;
+  fired: boolean;
+}
+
+export interface LiveFiring {
+  call: number;
+  position: number;
+  /** 'fire': the trigger fired and the pass ran; 'commit': work deferred by an earlier firing landed (two-line's background pass). */
+  kind: 'fire' | 'commit';
+  reason: string;
+  contextBefore: number;
+  contextAfter: number;
+  created: number[];
+  compacted: number[];
+  /** Deepest summary created. */
+  maxDepth: number;
+  stats: Record<string, unknown>;
+}
+
+export interface LiveOptions {
+  prepared: PreparedStrategy;
+  /** Every turn of the session (index = position). */
+  metas: readonly TurnMeta[];
+  calls: readonly LiveCall[];
+  model: ContextModel;
+  store: MemoryVariantStore;
+  /** The pass context for a firing over turns [0, end) (planner view already staged). */
+  context(end: number, metas: TurnMeta[], overheadTokens: number, backgroundPending: boolean): PassContext;
+  /** Model calls after which deferred work commits (two-line's background pass). Default 1. */
+  commitDelayCalls?: number;
+  signal?: AbortSignal;
+  onProgress?(done: number, total: number, firings: number): void;
+  /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
+  beforeCall?(call: number): Promise<void> | void;
+}
+
+export interface LiveResult {
+  calls: LiveCallRecord[];
+  firings: LiveFiring[];
+  state: VariantState;
+}
+
+/** Positions of the model calls: every assistant turn (a turn = one model call after the importers' grouping). */
+export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) => { timestampMs: number | null; outputTokens: number | null }): LiveCall[] {
+  const out: LiveCall[] = [];
+  for (const m of metas) {
+    if (m.role !== 'assistant') continue;
+    const e = extra?.(m.position);
+    out.push({ position: m.position, timestampMs: e?.timestampMs ?? null, outputTokens: e?.outputTokens ?? m.tokenCount });
+  }
+  return out;
+}
+
+export async function runLive(o: LiveOptions): Promise<LiveResult> {
+  const { prepared, metas, calls, model, store } = o;
+  const def = prepared.definition;
+  const delay = Math.max(0, o.commitDelayCalls ?? 1);
+  const ix = buildSpanIndex(metas);
+  const tokenPrefix = ix.tokenPrefix;
+  // Tool results before each position: a new one is a completed tool cycle.
+  const resultsPrefix = new Int32Array(metas.length + 1);
+  for (let i = 0; i < metas.length; i++) resultsPrefix[i + 1] = resultsPrefix[i] + (metas[i].cycleStart < metas[i].position ? 1 : 0);
+
+  const records: LiveCallRecord[] = [];
+  const firings: LiveFiring[] = [];
+  // The view's tokens and conversation turns as of `lastEnd` (recomputed after each firing).
+  let view = 0;
+  let viewTurns = 0;
+  let lastEnd = 0;
+  let cyclesAtFire = 0;
+  let prevContext = 0;
+  let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
+
+  /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
+  const recompute = (end: number, prefix: TurnMeta[]) => {
+    const state = store.state();
+    const input = { turns: stageMetas(prepared.params, prefix), summaries: store.summaries(), state, params: prepared.params };
+    view = def.live.visible ? def.live.visible(input) : def.plan(input).tokensBefore;
+    viewTurns = ix.convCountPrefix[end] - convCountInRanges(ix, (state.droppedRanges ?? []).filter(([a]) => a < end).map(([a, b]) => [a, Math.min(b, end - 1)] as [number, number]));
+    lastEnd = end;
+  };
+
+  /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
+  const viewBefore = (x: number): number => {
+    if (x <= 0) return 0;
+    const live = store.summaries().filter((s) => !s.compacted && s.lastPosition < x);
+    const covered = mergeIntervals(live.map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
+    const dropped = (store.state().droppedRanges ?? []).filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
+    const hidden = convTokensInRanges(ix, mergeIntervals([...covered, ...dropped]));
+    return tokenPrefix[x] - hidden + live.reduce((n, s) => n + s.tokenCount, 0);
+  };
+
+  const firstChanged = (created: number[], compacted: number[], before: VariantState, after: VariantState): number => {
+    let x = Infinity;
+    for (const id of [...created, ...compacted]) {
+      const s = store.get(id);
+      if (s) x = Math.min(x, s.firstPosition);
+    }
+    const a = before.droppedRanges ?? [];
+    const b = after.droppedRanges ?? [];
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (a[i]?.[0] !== b[i]?.[0] || a[i]?.[1] !== b[i]?.[1]) {
+        x = Math.min(x, Math.min(a[i]?.[0] ?? Infinity, b[i]?.[0] ?? Infinity));
+        break;
+      }
+    }
+    if (before.maskBoundary !== after.maskBoundary) x = Math.min(x, before.maskBoundary ?? 0);
+    return x;
+  };
+
+  const runAt = async (k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> => {
+    const before = store.state();
+    store.callIndex = k;
+    const overhead = contextOf(model, view + (tokenPrefix[end] - tokenPrefix[lastEnd])) - (view + (tokenPrefix[end] - tokenPrefix[lastEnd]));
+    const ctx = o.context(end, stageMetas(prepared.params, prefix) as TurnMeta[], overhead, pending !== null);
+    const outcome = await work(ctx);
+    const changes = store.takeChanges();
+    const after = store.state();
+    const changed = changes.created.length > 0 || changes.compacted.length > 0 || after !== before;
+    if (!changed) return outcome.deferred ? { changedAt: Infinity, outcome } : null;
+    recompute(end, prefix);
+    let maxDepth = 0;
+    for (const id of changes.created) maxDepth = Math.max(maxDepth, store.get(id)?.depth ?? 0);
+    firings.push({
+      call: k,
+      position: end,
+      kind,
+      reason: String(outcome.stats.reason ?? ''),
+      contextBefore,
+      contextAfter: contextOf(model, view),
+      created: changes.created,
+      compacted: changes.compacted,
+      maxDepth,
+      stats: outcome.stats,
+    });
+    return { changedAt: firstChanged(changes.created, changes.compacted, before, after), outcome };
+  };
+
+  for (let k = 0; k < calls.length; k++) {
+    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    await o.beforeCall?.(k);
+    const call = calls[k];
+    const end = call.position;
+    let prefix: TurnMeta[] | null = null;
+    const prefixOf = () => (prefix ??= metas.slice(0, end) as TurnMeta[]);
+    let changedAt = Infinity;
+    let fired = false;
+
+    if (pending && k >= pending.due) {
+      const p = pending;
+      pending = null;
+      const r = await runAt(k, end, prefixOf(), contextOf(model, view + tokenPrefix[end] - tokenPrefix[lastEnd]), 'commit', (ctx) => p.commit(ctx));
+      if (r && r.changedAt < Infinity) {
+        fired = true;
+        changedAt = Math.min(changedAt, r.changedAt);
+      }
+    }
+
+    const grown = view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+    const measure = { contextTokens: contextOf(model, grown), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
+    if (def.live.mayFire(measure, prepared.params, store.state())) {
+      const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', (ctx) => def.pass(ctx, { ...prepared.params }));
+      cyclesAtFire = resultsPrefix[end];
+      if (r) {
+        if (r.outcome.deferred) pending = { due: k + delay, commit: (at) => r.outcome.deferred!.commit(at) };
+        if (r.changedAt < Infinity) {
+          fired = true;
+          changedAt = Math.min(changedAt, r.changedAt);
+        }
+      }
+    }
+
+    const viewTokens = view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+    const contextTokens = contextOf(model, viewTokens);
+    const sharedPrefixTokens = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
+    records.push({ call: k, position: end, transcriptTokens: tokenPrefix[end], viewTokens, contextTokens, sharedPrefixTokens, outputTokens: call.outputTokens, timestampMs: call.timestampMs, fired });
+    // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
+    prevContext = contextTokens;
+    o.onProgress?.(k + 1, calls.length, firings.length);
+  }
+  return { calls: records, firings, state: store.state() };
+}

@@ -1,0 +1,107 @@
+/**
+ * An in-memory VariantStore (shared/passes/context.ts) for the live replay and the
+ * window's projected timeline: passes write summaries and state here exactly as they do
+ * to SQLite. Each summary remembers the model call at which it was made; a commit that
+ * throws leaves nothing behind. The engine persists the result when a replay completes.
+ */
+import type { ExistingSummary, VariantState } from '../strategies/types.js';
+import type { NewSummary, VariantStore, VariantWriter } from '../passes/context.js';
+
+export interface MemorySummary extends NewSummary {
+  id: number;
+  compacted: boolean;
+  /** Index of the model call before which the summary was made. */
+  callIndex: number;
+  /** Positions the summary stands for, through its children. */
+  childIds: number[];
+}
+
+export class MemoryVariantStore implements VariantStore {
+  private readonly rows: MemorySummary[] = [];
+  private readonly byId = new Map<number, MemorySummary>();
+  private current: VariantState = {};
+  private nextId = 1;
+  /** The model call the next writes belong to (set by the replay loop). */
+  callIndex = 0;
+  /** Ids created and compacted by the commits since the last `takeChanges`. */
+  private created: number[] = [];
+  private folded: number[] = [];
+
+  summaries(): ExistingSummary[] {
+    return this.rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      depth: r.depth,
+      tokenCount: r.tokenCount,
+      charCount: r.text.length,
+      compacted: r.compacted,
+      firstPosition: r.firstPosition,
+      lastPosition: r.lastPosition,
+      childIds: r.childIds,
+    }));
+  }
+
+  summaryText(id: number): string {
+    const r = this.byId.get(id);
+    if (!r) throw new Error(`summary ${id} not found in the replay`);
+    return r.text;
+  }
+
+  state(): VariantState {
+    return this.current;
+  }
+
+  all(): readonly MemorySummary[] {
+    return this.rows;
+  }
+
+  get(id: number): MemorySummary | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Summaries created and folded since the last call (the replay's firing record). */
+  takeChanges(): { created: number[]; compacted: number[] } {
+    const out = { created: this.created, compacted: this.folded };
+    this.created = [];
+    this.folded = [];
+    return out;
+  }
+
+  async commit<T>(fn: (w: VariantWriter) => T): Promise<T> {
+    const staged: MemorySummary[] = [];
+    const stagedFolds: number[] = [];
+    let stagedState: VariantState | null = null;
+    let nextId = this.nextId;
+    const view = () => [...this.summaries(), ...staged.map((r) => ({ ...r, charCount: r.text.length }))].map((s) => ({ ...s, compacted: s.compacted || stagedFolds.includes(s.id) }));
+    const w: VariantWriter = {
+      summaries: view,
+      state: () => stagedState ?? this.current,
+      insertSummary: (s) => {
+        const id = nextId++;
+        staged.push({ ...s, turnIds: s.turnIds ?? [], id, compacted: false, callIndex: this.callIndex, childIds: s.childSummaryIds ?? [] });
+        return id;
+      },
+      markCompacted: (ids) => stagedFolds.push(...ids),
+      setState: (next) => {
+        stagedState = next;
+      },
+    };
+    const result = fn(w);
+    // Only now, the commit succeeded: apply everything at once.
+    this.nextId = nextId;
+    for (const r of staged) {
+      this.rows.push(r);
+      this.byId.set(r.id, r);
+      this.created.push(r.id);
+    }
+    for (const id of stagedFolds) {
+      const r = this.byId.get(id);
+      if (r && !r.compacted) {
+        r.compacted = true;
+        this.folded.push(id);
+      }
+    }
+    if (stagedState) this.current = stagedState;
+    return result;
+  }
+}
