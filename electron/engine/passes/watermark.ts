@@ -29,7 +29,7 @@
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from '../pass.js';
 import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../../../shared/strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convTurnIds } from '../../../shared/strategies/spans.js';
-import { costUsd } from '../../../shared/strategies/prices.js';
+import { costUsd } from '../../../shared/cost/prices.js';
 import type { VariantState } from '../../../shared/strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../../../shared/summarize/items.js';
 import { normalizeReplay } from '../../../shared/replay/normalize.js';
