@@ -5,7 +5,7 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
-import { costUsd, MODEL_PRICES } from '../../shared/strategies/prices.js';
+import { costUsd } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import { buildPrompt, OPENAI_PROMPT_VERSION } from './prompts.js';
@@ -21,13 +21,11 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
 
 /**
- * Cost of one call from the one price table (shared/strategies/prices.ts). A model the
- * table does not list costs 0 on a non-OpenAI endpoint (Ollama, vLLM, llama.cpp run
- * locally); on api.openai.com it gets the table's deliberate overestimate.
+ * Cost of one call from the one price table (shared/cost/prices.ts), whatever the endpoint:
+ * a model the table does not list costs 0 (a local Ollama / vLLM / llama.cpp model, or a
+ * new name until the user sets its price), the same figure the watermark budget spends.
  */
-export function callCostUsd(baseURL: string, model: string, tokensIn: number, tokensOut: number): number {
-  const listed = Object.keys(MODEL_PRICES).some((name) => model.startsWith(name));
-  if (!listed && !isOfficialApi(baseURL)) return 0;
+export function callCostUsd(model: string, tokensIn: number, tokensOut: number): number {
   return costUsd(model, tokensIn, tokensOut);
 }
 
@@ -115,7 +113,7 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
       const tokensIn = c.usage?.prompt_tokens;
       const tokensOut = c.usage?.completion_tokens;
       const model = typeof c.model === 'string' && c.model.length > 0 ? c.model : o.model;
-      return { text, model, tokensIn, tokensOut, costUsd: callCostUsd(o.baseURL, o.model, tokensIn ?? 0, tokensOut ?? 0) };
+      return { text, model, tokensIn, tokensOut, costUsd: callCostUsd(o.model, tokensIn ?? 0, tokensOut ?? 0) };
     },
   };
 }

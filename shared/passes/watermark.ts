@@ -29,7 +29,7 @@
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
 import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convTurnIds } from '../strategies/spans.js';
-import { costUsd } from '../strategies/prices.js';
+import { costUsd } from '../cost/prices.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
 import { normalizeReplay } from '../replay/normalize.js';

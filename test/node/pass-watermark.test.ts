@@ -106,6 +106,17 @@ describe('watermark pass', () => {
     expect(done.costUsd).toBeCloseTo(0.0018, 12);
   });
 
+  it('spends nothing of the session budget on a local model the price table does not list (issue 10)', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const summarizer = scriptedSummarizer({ model: 'llama3.1:8b', tokensIn: 10000, tokensOut: 500 });
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 1000 }, summarizer });
+    // Before shared/cost/prices.ts this was charged at gpt-4o's rate: (10,000 x 2.5 + 500 x 10) / 1e6 = $0.03.
+    expect(getVariant(db, r.variantId)!.state.spentUsd).toBe(0);
+    const done = eventsOf(db, r.variantId, r.runId).find((e) => e.kind === 'compaction_completed')!;
+    expect(done).toMatchObject({ model: 'llama3.1:8b', costUsd: 0 });
+  });
+
   it('skips at the soft threshold once the budget is spent, and compacts at the hard cap anyway (budget_exhausted_forced)', async () => {
     const db = setup();
     const sessionId = insertSession(db, chatSession(20, 40));

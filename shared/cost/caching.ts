@@ -1,0 +1,170 @@
+/**
+ * Prompt caching per provider, from the published rules, and the cost of model calls
+ * under it. Two uses:
+ * - `simulateCalls`: a sequence of calls the app builds (a replay, a counterfactual
+ *   strategy, a baseline) → what each would have read from the cache, written to it, sent
+ *   uncached, and cost.
+ * - `priceRecordedUsage`: a call the source recorded (ModelCallUsage) → what it cost.
+ * Prices come from the one table (prices.ts). docs/cost.md lists the simplifications.
+ *
+ * Anthropic (explicit `cache_control` breakpoints, up to 4 per request). Modelled as the
+ * usual agent setup (Claude Code's): ONE breakpoint at the end of each prompt. So every
+ * prompt token is either read or written; the next call reads the longest prefix it
+ * shares with the previous prompt (cached at that prompt's breakpoint) and writes the rest
+ * up to its own breakpoint. Writes cost 1.25× input for a 5-minute lifetime, 2× for 1 hour;
+ * reads 0.1×. A hit refreshes the lifetime, so the entry lives `ttl` after the previous
+ * call; a longer gap means it has expired and the whole prompt is written again.
+ *
+ * OpenAI (automatic, no `cache_control`): prompts of 1,024 tokens or more are cached; a hit
+ * covers the shared prefix in 128-token increments (0, 1,024, 1,152, …); cached tokens cost
+ * the model's cached-input rate and nothing is charged for writing. Entries expire after
+ * 5–10 minutes idle: modelled as 5 minutes (`OPENAI_IDLE_EXPIRY_MS`, the conservative end:
+ * it never invents a hit the provider may not give); `opts.ttl` does not apply.
+ */
+import type { ModelCallUsage } from '../usage/types.js';
+import { priceOf, type Provider, type ResolvedPrice, type UserPrices } from './prices.js';
+
+export type CacheTtl = '5m' | '1h';
+
+export const CACHE_TTL_MS: Readonly<Record<CacheTtl, number>> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
+/** OpenAI's idle expiry: "5 to 10 minutes of inactivity"; the lower bound. */
+export const OPENAI_IDLE_EXPIRY_MS = 5 * 60_000;
+/** OpenAI caches prompts of at least this many tokens. */
+export const OPENAI_MIN_CACHED_TOKENS = 1024;
+/** OpenAI cache hits grow in steps of this many tokens. */
+export const OPENAI_CACHE_INCREMENT = 128;
+
+/** One model call to simulate. */
+export interface SimCall {
+  /** Tokens sent (the whole prompt: system, tools, messages). */
+  promptTokens: number;
+  /**
+   * Tokens identical to the previous call's prompt, counted from the start. A compaction
+   * changes the prompt from its first changed message on: this is where it stops. Ignored
+   * on the first call.
+   */
+  sharedPrefixTokens: number;
+  outputTokens: number;
+  /** When the call was made (ms since the epoch); null = unknown, assume nothing expired. */
+  timestampMs: number | null;
+}
+
+/** What one call read, wrote, sent uncached, and cost. */
+export interface CallCost {
+  promptTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Prompt tokens neither read from nor written to the cache, billed at the input rate. */
+  uncachedInputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface SimOptions {
+  model: string;
+  /** Anthropic's write lifetime (and rate); OpenAI has none to choose. */
+  ttl: CacheTtl;
+  userPrices?: UserPrices;
+  /**
+   * Whose caching rules apply when the price does not say (an unlisted or user-priced
+   * model). Default: the price's provider, else 'openai' (automatic prefix caching with no
+   * write surcharge is also what local servers such as vLLM and llama.cpp do).
+   */
+  provider?: Provider;
+}
+
+const PER_MILLION = 1_000_000;
+
+function callCost(p: ResolvedPrice, ttl: CacheTtl, c: SimCall, read: number, write: number): CallCost {
+  const uncached = c.promptTokens - read - write;
+  const writeRate = ttl === '1h' ? p.cacheWrite1h : p.cacheWrite5m;
+  return {
+    promptTokens: c.promptTokens,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+    uncachedInputTokens: uncached,
+    outputTokens: c.outputTokens,
+    costUsd: (read * p.cacheRead + write * writeRate + uncached * p.input + c.outputTokens * p.output) / PER_MILLION,
+  };
+}
+
+/** The prefix the previous call left in the cache and this call can reuse (0 on the first call or after expiry). */
+function reusablePrefix(prev: SimCall | null, c: SimCall, expiryMs: number): number {
+  if (prev === null) return 0;
+  const gap = c.timestampMs !== null && prev.timestampMs !== null ? c.timestampMs - prev.timestampMs : null;
+  if (gap !== null && gap > expiryMs) return 0;
+  return Math.max(0, Math.min(c.sharedPrefixTokens, prev.promptTokens, c.promptTokens));
+}
+
+/** Per call: cache reads, writes, uncached input and cost under the model's provider rules. */
+export function simulateCalls(calls: readonly SimCall[], opts: SimOptions): CallCost[] {
+  const price = priceOf(opts.model, opts.userPrices);
+  const provider: Provider = price.provider ?? opts.provider ?? 'openai';
+  const out: CallCost[] = [];
+  let prev: SimCall | null = null;
+  for (const c of calls) {
+    switch (provider) {
+      case 'anthropic': {
+        // One breakpoint at the end of the prompt: read what the previous prompt cached, write the rest.
+        const read = reusablePrefix(prev, c, CACHE_TTL_MS[opts.ttl]);
+        out.push(callCost(price, opts.ttl, c, read, c.promptTokens - read));
+        break;
+      }
+      case 'openai': {
+        const shared = reusablePrefix(prev, c, OPENAI_IDLE_EXPIRY_MS);
+        const read = shared >= OPENAI_MIN_CACHED_TOKENS ? Math.floor(shared / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT : 0;
+        out.push(callCost(price, opts.ttl, c, read, 0));
+        break;
+      }
+      default: {
+        const unreachable: never = provider;
+        throw new Error(`unknown provider ${String(unreachable)}`);
+      }
+    }
+    prev = c;
+  }
+  return out;
+}
+
+/** Sums of a run of calls. */
+export interface CostTotals extends CallCost {
+  calls: number;
+}
+
+export function totals(costs: readonly CallCost[]): CostTotals {
+  const t: CostTotals = { calls: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
+  for (const c of costs) {
+    t.calls += 1;
+    t.promptTokens += c.promptTokens;
+    t.cacheReadTokens += c.cacheReadTokens;
+    t.cacheWriteTokens += c.cacheWriteTokens;
+    t.uncachedInputTokens += c.uncachedInputTokens;
+    t.outputTokens += c.outputTokens;
+    t.costUsd += c.costUsd;
+  }
+  return t;
+}
+
+export interface RecordedPriceOptions {
+  /**
+   * 'recorded' (default, what the app shows): 5-minute writes at the 5-minute rate, 1-hour
+   * writes at the 1-hour rate, as the provider billed them. '5m': every write at the
+   * 5-minute rate, as ccusage 18 prices them (to compare with its figures).
+   */
+  cacheWriteRate?: 'recorded' | '5m';
+}
+
+/**
+ * What a recorded call cost: uncached input, 5-minute and 1-hour cache writes, cache reads
+ * and output, each at its rate. Absent figures count 0. A placeholder's figures are priced
+ * as recorded (they are small); whether to trust them is the caller's call. `known` is
+ * false for a model neither the table nor the user prices (its cost is then 0).
+ */
+export function priceRecordedUsage(u: ModelCallUsage, userPrices?: UserPrices, options: RecordedPriceOptions = {}): { costUsd: number; known: boolean } {
+  const p = priceOf(u.model ?? '', userPrices);
+  const w5 = u.cacheWrite5mTokens ?? 0;
+  const w1 = u.cacheWrite1hTokens ?? 0;
+  const writes = options.cacheWriteRate === '5m' ? (w5 + w1) * p.cacheWrite5m : w5 * p.cacheWrite5m + w1 * p.cacheWrite1h;
+  const costUsd = ((u.inputTokens ?? 0) * p.input + writes + (u.cacheReadTokens ?? 0) * p.cacheRead + (u.outputTokens ?? 0) * p.output) / PER_MILLION;
+  return { costUsd, known: p.known };
+}
