@@ -1,7 +1,7 @@
 /**
  * Tokenizer throughput: our tokenizer (gpt-tokenizer, electron/tokenizer.ts, o200k_base)
  * against `tiktoken` (the WASM build of OpenAI's tokenizer) on the same text in the same
- * run. The text is the real transcripts in ../shared/fixtures, cut into records the way
+ * run. The text is the real transcripts in test/fixtures/<format>/, cut into records the way
  * the importer counts them (one count per block), repeated up to the target size.
  */
 import fs from 'node:fs';
@@ -23,7 +23,7 @@ export interface TokenizerBenchResult {
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 
 function fixtureRecords(): string[] {
   const out: string[] = [];
@@ -34,7 +34,8 @@ function fixtureRecords(): string[] {
       else if (/\.(jsonl|json|traj)$/.test(e.name)) for (const line of fs.readFileSync(p, 'utf8').split('\n')) if (line.length > 0) out.push(line);
     }
   };
-  if (fs.existsSync(FIXTURES)) walk(FIXTURES);
+  // The real transcripts only (not the hand-written codex/ rollout): the corpus the figures were measured on.
+  for (const format of ['claude-code', 'openai', 'openhands', 'swe-agent']) if (fs.existsSync(path.join(FIXTURES, format))) walk(path.join(FIXTURES, format));
   if (out.length === 0) out.push('The quick brown fox jumps over the lazy dog; fn main() { println!("{}", 42); } — é ü 日本語');
   return out;
 }

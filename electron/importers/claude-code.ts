@@ -1,7 +1,7 @@
 /**
  * Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl).
  *
- * Facts this importer relies on (see shared/fixtures/README.md and docs/importers.md):
+ * Facts this importer relies on (see test/fixtures/README.md and docs/importers.md):
  * - One API message is written as several lines (one per content block) sharing
  *   `message.id`: they are grouped into one assistant turn.
  * - Threading is uuid / parentUuid; a compact_boundary has parentUuid null and links

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+export const FIXTURES = path.join(ROOT, 'test/fixtures');
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
 
 /** The first stdout line of `npm run serve`, exactly as the issue specifies it. */

@@ -1,6 +1,7 @@
 /**
- * The real fixture transcripts (/work/shared/fixtures, see its README) imported into a
- * temporary SQLite file with the project's own importer, for planner and pass tests.
+ * The real fixture transcripts (test/fixtures/<format>/, see test/fixtures/README.md)
+ * imported into a temporary SQLite file with the project's own importer, for planner and
+ * pass tests. Everything is read from inside the repository.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,17 +12,29 @@ import { importFiles, type ImportedSessionInfo } from '../../electron/importers/
 import { listToolCycles } from '../../electron/store/turns.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+export const FIXTURES = path.join(ROOT, 'test/fixtures');
 
-/** Every transcript file (subagent .meta.json sidecars are read by the importer itself). */
+/**
+ * The folders of real, MIT-licensed transcripts. `test/fixtures/codex/` is hand-written and
+ * tested on its own (import-formats.test.ts), so it is not among them.
+ */
+export const REAL_FIXTURE_FORMATS = ['claude-code', 'openai', 'openhands', 'swe-agent'] as const;
+
+/** A transcript, not a README, LICENSE or subagent .meta.json sidecar (which the importer reads itself). */
+export function isTranscriptFile(name: string): boolean {
+  return /\.(jsonl|json|traj)$/.test(name) && !name.endsWith('.meta.json');
+}
+
+/** Every real transcript file, as `<format>/<file>` relative to FIXTURES, sorted. */
+export function fixtureNames(): string[] {
+  const names: string[] = [];
+  for (const sub of REAL_FIXTURE_FORMATS) for (const f of fs.readdirSync(path.join(FIXTURES, sub)).sort()) if (isTranscriptFile(f)) names.push(`${sub}/${f}`);
+  return names;
+}
+
+/** Every real transcript file, as absolute paths. */
 export function fixtureFiles(): string[] {
-  const files: string[] = [];
-  for (const sub of fs.readdirSync(FIXTURES).sort()) {
-    const dir = path.join(FIXTURES, sub);
-    if (!fs.statSync(dir).isDirectory()) continue;
-    for (const f of fs.readdirSync(dir).sort()) if (!f.endsWith('.meta.json')) files.push(path.join(dir, f));
-  }
-  return files;
+  return fixtureNames().map((n) => path.join(FIXTURES, n));
 }
 
 export interface FixtureDb {

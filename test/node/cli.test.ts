@@ -1,7 +1,9 @@
 /**
- * The CLI end to end: spawned as a real process (node + tsx on electron/cli/main.ts, and
- * once through bin/compaction-studio.cjs) against temp databases. --json shapes, exit
- * codes, stderr messages, and that --json puts nothing but JSON on stdout.
+ * The CLI against temp databases: --json shapes, exit codes, stderr messages, and that
+ * --json puts nothing but JSON on stdout. Behaviour runs in-process through the real runner
+ * (`runCli(argv, io)` in electron/cli/run.ts, which electron/cli/main.ts only wraps); a few
+ * tests spawn the real program (node + tsx on main.ts, and bin/compaction-studio.cjs) to
+ * check what only a process shows: its stdout, stderr and exit status.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../electron/cli/run.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json');
 // The tsx loader by absolute URL: the CLI runs with a temp dir as its working directory.
@@ -28,14 +30,33 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
+/** The environment every run sees: a home and XDG data folder inside the temp dir. */
+function cliEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: path.join(dir, 'xdg'), NODE_OPTIONS: '', ...env };
+}
+
+/** The real program as a process: node + tsx on electron/cli/main.ts. */
+function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
   const r = spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'electron/cli/main.ts'), ...args], {
     cwd: dir,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: path.join(dir, 'xdg'), NODE_OPTIONS: '', ...env },
+    env: cliEnv(env),
     timeout: 60_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The same runner in-process, stdout and stderr captured as a pipe would (not a terminal). */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env: cliEnv(env),
+    cwd: dir,
+  });
+  return { code, stdout, stderr };
 }
 
 beforeAll(() => {
@@ -44,10 +65,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-// Each test starts a few Node processes; on a busy 2-core machine that takes seconds each.
+// The spawned tests start a Node process each; on a busy 2-core machine that takes seconds.
 describe('compaction-studio CLI', { timeout: 180_000 }, () => {
-  it('imports with --json printing exactly the sessions shape, subagents included', () => {
-    const r = cli(['import', SPOTTER, TAU, '--db', db, '--json']);
+  it('imports with --json printing exactly the sessions shape, subagents included (spawned: stdout is one JSON document)', () => {
+    const r = spawnCli(['import', SPOTTER, TAU, '--db', db, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { sessions: Array<Record<string, unknown>> };
@@ -63,8 +84,8 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
     expect(out.sessions[0].tokens).toBe(140001);
   });
 
-  it('reports a re-import as a duplicate, in human form with aligned columns', () => {
-    const r = cli(['import', TAU, '--db', db]);
+  it('reports a re-import as a duplicate, in human form with aligned columns', async () => {
+    const r = await cli(['import', TAU, '--db', db]);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(`Imported 0 sessions, 1 already in the store (duplicate) into ${db}`);
@@ -72,8 +93,8 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
     expect(lines[3]).toBe(' 4  openai     46    4110           9            0  duplicate  Hi! I need to change one of my upcoming flights. Could you assist me …');
   });
 
-  it('lists sessions, shows one and searches with --json', () => {
-    const sessions = JSON.parse(cli(['sessions', '--db', db, '--json']).stdout) as { sessions: Array<Record<string, unknown>> };
+  it('lists sessions, shows one and searches with --json', async () => {
+    const sessions = JSON.parse((await cli(['sessions', '--db', db, '--json'])).stdout) as { sessions: Array<Record<string, unknown>> };
     expect(sessions.sessions.map((s) => [s.id, s.parentSessionId, s.agentId, s.turns])).toEqual([
       [1, null, null, 306],
       [2, 1, 'a881341', 6],
@@ -81,7 +102,7 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
       [4, null, null, 46],
     ]);
 
-    const show = cli(['show', '1', '--db', db, '--json', '--limit', '3']);
+    const show = await cli(['show', '1', '--db', db, '--json', '--limit', '3']);
     expect(show.code).toBe(0);
     const detail = JSON.parse(show.stdout) as { session: { id: number }; externalCompactions: Array<Record<string, unknown>>; children: unknown[]; turns: Array<Record<string, unknown>> };
     expect(detail.session.id).toBe(1);
@@ -93,13 +114,13 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
       expect.objectContaining({ position: 2, role: 'user' }),
     ]);
 
-    const search = JSON.parse(cli(['search', 'XEWRD9', '--db', db, '--json', '--limit', '2']).stdout) as { hits: Array<Record<string, unknown>> };
+    const search = JSON.parse((await cli(['search', 'XEWRD9', '--db', db, '--json', '--limit', '2'])).stdout) as { hits: Array<Record<string, unknown>> };
     expect(search.hits).toHaveLength(2);
     expect(search.hits.every((h) => h.sessionId === 4 && typeof h.snippet === 'string' && (h.snippet as string).includes('[XEWRD9]'))).toBe(true);
   });
 
-  it('shows a session in human form: header, recorded compaction, turn table', () => {
-    const r = cli(['show', '4', '--db', db, '--limit', '2']);
+  it('shows a session in human form: header, recorded compaction, turn table', async () => {
+    const r = await cli(['show', '4', '--db', db, '--limit', '2']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').slice(0, 6)).toEqual([
       'Session 4: Hi! I need to change one of my upcoming flights. Could you assist me with that?',
@@ -111,44 +132,44 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
     ]);
   });
 
-  it('fails on bad input with a clear stderr message, exit 1 and nothing on stdout', () => {
+  it('fails on bad input with a clear stderr message, exit 1 and nothing on stdout', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     fs.writeFileSync(bad, '{"role":"user","content":"hi"}\n{"role":"user","content":\n');
-    const human = cli(['import', bad, '--db', db]);
+    const human = await cli(['import', bad, '--db', db]);
     expect(human.code).toBe(1);
     expect(human.stdout).toBe('');
     expect(human.stderr).toMatch(/^compaction-studio: bad\.jsonl, line 2: not valid JSON \(.+\): expected one JSON object per line\n$/);
-    const json = cli(['import', bad, '--db', db, '--json']);
+    const json = await cli(['import', bad, '--db', db, '--json']);
     expect(json.code).toBe(1);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'import_error', message: expect.stringMatching(/^bad\.jsonl, line 2: not valid JSON/), file: 'bad.jsonl', line: 2 } });
-    const missing = cli(['import', path.join(dir, 'missing.json'), '--db', db]);
+    const missing = await cli(['import', path.join(dir, 'missing.json'), '--db', db]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`compaction-studio: missing.json: file not found (${path.join(dir, 'missing.json')}): expected a transcript file\n`);
   });
 
-  it('exits 2 on usage errors and 1 on an unknown session', () => {
-    const unknown = cli(['frobnicate']);
+  it('exits 2 on usage errors and 1 on an unknown session', async () => {
+    const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^compaction-studio: unknown command "frobnicate" \(commands: import, sessions, show, search, delete/);
-    const badOption = cli(['sessions', '--bogus', '--db', db]);
+    const badOption = await cli(['sessions', '--bogus', '--db', db]);
     expect(badOption.code).toBe(2);
     expect(badOption.stderr).toBe("compaction-studio: Unknown option '--bogus'\nRun 'compaction-studio sessions --help' for usage.\n");
-    expect(cli(['show', '--db', db]).code).toBe(2);
-    const notFound = cli(['show', '99', '--db', db, '--json']);
+    expect((await cli(['show', '--db', db])).code).toBe(2);
+    const notFound = await cli(['show', '99', '--db', db, '--json']);
     expect(notFound.code).toBe(1);
     expect(notFound.stdout).toBe('');
     expect(JSON.parse(notFound.stderr)).toEqual({ error: { code: 'not_found', message: 'no session with id 99 (see `compaction-studio sessions`)' } });
   });
 
   it('prints --help for the program and each command', async () => {
-    const help = cli(['--help']);
+    const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout.split('\n')[0]).toBe('Usage: compaction-studio <command> [options]');
-    const importHelp = cli(['import', '--help']);
+    const importHelp = await cli(['import', '--help']);
     expect(importHelp.code).toBe(0);
     expect(importHelp.stdout.split('\n')[0]).toBe('Usage: compaction-studio import <file...> [--format F] [--tokenizer T] [--db PATH] [--json]');
-    // The other commands in-process (same runner, no process start per command).
+    // The other commands straight through runCli with a bare io (no PATH or HOME in env).
     for (const [name, usage] of [
       ['sessions', 'sessions [--db PATH] [--json]'],
       ['show', 'show <session> [--from N] [--limit N] [--db PATH] [--json]'],
@@ -163,23 +184,34 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
     }
   });
 
-  it('deletes a session with its children', () => {
-    const r = cli(['delete', '1', '--db', db, '--json']);
+  it('deletes a session with its children', async () => {
+    const r = await cli(['delete', '1', '--db', db, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ deleted: true, id: 1, childSessions: 2 });
-    const left = JSON.parse(cli(['sessions', '--db', db, '--json']).stdout) as { sessions: Array<{ id: number }> };
+    const left = JSON.parse((await cli(['sessions', '--db', db, '--json'])).stdout) as { sessions: Array<{ id: number }> };
     expect(left.sessions.map((s) => s.id)).toEqual([4]);
   });
 
-  it('finds the database from COMPACTION_STUDIO_DB, else under XDG_DATA_HOME', () => {
+  it('finds the database from COMPACTION_STUDIO_DB, else under XDG_DATA_HOME', async () => {
     const envDb = path.join(dir, 'from-env.db');
-    expect(cli(['import', TAU, '--json'], { COMPACTION_STUDIO_DB: envDb }).code).toBe(0);
+    expect((await cli(['import', TAU, '--json'], { COMPACTION_STUDIO_DB: envDb })).code).toBe(0);
     expect(fs.existsSync(envDb)).toBe(true);
-    expect(cli(['import', TAU, '--json']).code).toBe(0);
+    expect((await cli(['import', TAU, '--json'])).code).toBe(0);
     expect(fs.existsSync(path.join(dir, 'xdg', 'compaction-studio', 'studio.db'))).toBe(true);
     // --db wins over the environment.
     const flagDb = path.join(dir, 'flag.db');
-    expect(JSON.parse(cli(['sessions', '--json', '--db', flagDb], { COMPACTION_STUDIO_DB: envDb }).stdout)).toEqual({ sessions: [] });
+    expect(JSON.parse((await cli(['sessions', '--json', '--db', flagDb], { COMPACTION_STUDIO_DB: envDb })).stdout)).toEqual({ sessions: [] });
+  });
+
+  it('exits 2 on a usage error and 1 on a failure as a real process, errors on stderr only (spawned)', () => {
+    const usage = spawnCli(['frobnicate', '--json']);
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
+    expect(JSON.parse(usage.stderr)).toEqual({ error: { code: 'usage', message: expect.stringMatching(/^unknown command "frobnicate"/) } });
+    const failure = spawnCli(['show', '99', '--db', db, '--json']);
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toBe('');
+    expect(JSON.parse(failure.stderr)).toEqual({ error: { code: 'not_found', message: 'no session with id 99 (see `compaction-studio sessions`)' } });
   });
 
   it('runs through bin/compaction-studio.cjs', () => {

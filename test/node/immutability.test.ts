@@ -8,7 +8,7 @@ import { listTurns, searchTurns } from '../../electron/store/turns.js';
 import { importFiles } from '../../electron/importers/import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const INLINE_SIDECHAINS = path.join(FIXTURES, 'claude-code/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
 const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json');
 

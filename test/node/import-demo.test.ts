@@ -18,7 +18,7 @@ afterEach(() => db.close());
 
 it('bundles a byte-for-byte copy of an MIT fixture with its attribution', () => {
   const demo = fs.readFileSync(path.join(RESOURCES, 'demo', DEMO_FILE));
-  expect(demo.equals(fs.readFileSync(path.resolve(ROOT, '../shared/fixtures/claude-code', DEMO_FILE)))).toBe(true);
+  expect(demo.equals(fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code', DEMO_FILE)))).toBe(true);
   const attribution = fs.readFileSync(path.join(RESOURCES, 'demo', 'ATTRIBUTION.md'), 'utf8');
   for (const fact of ['marot/spotter', '8cc42b0b', 'test/fixtures/transcripts/subagent.jsonl', 'MIT']) expect(attribution).toContain(fact);
 });

@@ -1,5 +1,5 @@
 /**
- * Every real transcript in ../shared/fixtures imported through the real importer into
+ * Every real transcript in test/fixtures/<format>/ imported through the real importer into
  * a real SQLite store. The expected numbers were checked by hand (an independent
  * Python count over the raw files: records grouped by message.id, noise skipped,
  * parallel tool results merged; turns before the compact_boundary counted).
@@ -14,9 +14,10 @@ import { openDatabase, type DB } from '../../electron/store/db.js';
 import { getSession } from '../../electron/store/sessions.js';
 import { listExternalCompactions, listToolCycles, listTurns } from '../../electron/store/turns.js';
 import { importFiles, type ImportedSessionInfo } from '../../electron/importers/import.js';
+import { fixtureNames } from '../helpers/fixture-sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const cc = (name: string): string => path.join(FIXTURES, 'claude-code', name);
 
 interface Expected {
@@ -165,11 +166,8 @@ describe('importing every real fixture', () => {
       const report = importFiles(db, [path.join(FIXTURES, file)]);
       for (const s of report.sessions) covered.add(`${path.basename(path.dirname(path.join(FIXTURES, file)))}/${s.sourceFile}`);
     }
-    const all: string[] = [];
-    for (const dir of fs.readdirSync(FIXTURES)) {
-      if (!fs.statSync(path.join(FIXTURES, dir)).isDirectory()) continue;
-      for (const f of fs.readdirSync(path.join(FIXTURES, dir))) if (!f.endsWith('.meta.json')) all.push(`${dir}/${f}`);
-    }
+    // The real transcripts: not the README, the LICENSE files, or the hand-written codex/ folder.
+    const all = fixtureNames();
     expect(all.filter((f) => !covered.has(f))).toEqual([]);
     // 19 Claude Code files (+ 6 .meta.json), 1 OpenAI, 2 OpenHands, 2 SWE-agent.
     expect(all).toHaveLength(24);

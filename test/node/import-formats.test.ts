@@ -16,7 +16,7 @@ import { detectDocument, detectJsonlRecord } from '../../electron/importers/dete
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const CODEX = path.join(ROOT, 'test/fixtures/codex/rollout-2025-09-30T09-12-01-0199a3c2-5b7e-7d40-9a61-3f2e8c1d4b55.jsonl');
 const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json');
 

@@ -13,7 +13,7 @@ import { importFiles } from '../../electron/importers/import.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 
 function tables(db: DB): string[] {

@@ -21,7 +21,7 @@ import { MAX_DRAWN_NODES, dagOf, layoutDag, reuseUnchanged } from '../../rendere
 import type { TurnMeta } from '../../shared/model/turn.js';
 
 const ROOT = path.resolve(__dirname, '../..');
-const SPOTTER = path.join(path.resolve(ROOT, '../shared/fixtures'), 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+const SPOTTER = path.join(path.join(ROOT, 'test/fixtures'), 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 
 let dir: string;
 let db: DB;

@@ -12,7 +12,7 @@ import { blocksToText, pairToolCycles, type ContentBlock, type ImportedTurn, typ
 import type { Summarizer, SummarizeRequest, SummarizeResult } from '../../shared/strategies/summarizer.js';
 
 export const ROOT = path.resolve(__dirname, '../..');
-export const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+export const FIXTURES = path.join(ROOT, 'test/fixtures');
 
 export function tempDb(): { db: DB; dir: string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-h3-'));

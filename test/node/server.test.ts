@@ -16,7 +16,7 @@ import { CONTENT_SECURITY_POLICY } from '../../electron/services/csp.js';
 import { startServer, type RunningServer } from '../../electron/server/http-server.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SMALLEST = path.join(FIXTURES, 'claude-code', 'claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 
 let dir: string;

@@ -16,7 +16,7 @@ import { API_KEY_FILE, safeStorageSecretStore, type SafeStorageLike } from '../.
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures');
+const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SPOTTER = path.join(FIXTURES, 'claude-code', 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const SMALLEST = path.join(FIXTURES, 'claude-code', 'claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 
