@@ -154,7 +154,7 @@ export interface PlanSessionOptions {
 export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, number>> & { variantId: number | null } {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
   const params = resolveStrategyParams(o.strategy, o.params);
-  let variant: VariantInfo | null = null;
+  let variant: VariantInfo | null;
   if (o.variantId !== undefined) {
     variant = getVariant(db, o.variantId);
     if (!variant || variant.sessionId !== o.sessionId) throw new EngineError('not_found', `variant ${o.variantId} not found for session ${o.sessionId}`);

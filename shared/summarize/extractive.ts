@@ -234,7 +234,12 @@ function collect(items: readonly SummarizeItem[]): Collected {
           // The head of an errored tool result, plus its explicit error lines.
           add('errors', seg.lines[0] ?? 'tool call failed');
           let extra = 0;
-          for (const line of seg.lines.slice(1)) if (extra < 3 && ERROR_RE.test(line)) add('errors', line), extra++;
+          for (const line of seg.lines.slice(1)) {
+            if (extra < 3 && ERROR_RE.test(line)) {
+              add('errors', line);
+              extra++;
+            }
+          }
           break;
         }
         case 'tool_result':
