@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { openDatabase, type DB } from '../electron/store/db.js';
+import { openDatabase } from '../electron/store/db.js';
 import { importFiles } from '../electron/importers/import.js';
 
 export interface ImportBenchResult {

@@ -37,7 +37,7 @@ async function load<T>(file: string, exportName: string): Promise<T> {
   try {
     mod = (await import(file)) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`${file} could not be loaded (${(e as Error).message.split('\n')[0]})`);
+    throw new Error(`${file} could not be loaded (${(e as Error).message.split('\n')[0]})`, { cause: e });
   }
   const fn = mod[exportName];
   if (typeof fn !== 'function') throw new Error(`${file} does not export ${exportName}()`);

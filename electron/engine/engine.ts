@@ -157,7 +157,7 @@ export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, 
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
   const prepared = prepare(o.strategy, o.params);
   const params = prepared.params;
-  let variant: VariantInfo | null = null;
+  let variant: VariantInfo | null;
   if (o.variantId !== undefined) {
     variant = getVariant(db, o.variantId);
     if (!variant || variant.sessionId !== o.sessionId) throw new EngineError('not_found', `variant ${o.variantId} not found for session ${o.sessionId}`);

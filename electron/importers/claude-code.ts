@@ -78,6 +78,7 @@ interface RecordNode {
   message?: CcMessage;
 }
 
+// eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC; matching it is the point
 const ANSI = /\u001b\[[0-9;]*m/;
 
 function classify(rec: CcRecord): { kind: NodeKind; noiseLabel?: string } {

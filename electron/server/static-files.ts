@@ -54,7 +54,7 @@ export function serveStatic(rendererDir: string, req: http.IncomingMessage, res:
     res.writeHead(404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('not found');
     return;
   }
-  let stat: fs.Stats | null = null;
+  let stat: fs.Stats | null;
   try {
     stat = fs.statSync(file);
   } catch {

@@ -61,11 +61,14 @@ const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: 
   );
 });
 
+/** One empty list while the replay loads, so `byOrigin` below is not recomputed on every render. */
+const NO_MESSAGES: ReplayMessage[] = [];
+
 export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) {
   const replay = useReplay(wb.variant?.id ?? null, true);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const scrollRef = useRef<HTMLDivElement>(null);
-  const messages = replay.data?.messages ?? [];
+  const messages = replay.data?.messages ?? NO_MESSAGES;
   const virtualizer = useVirtualizer({ count: messages.length, getScrollElement: () => scrollRef.current, estimateSize: () => 30, overscan: 10 });
   const byOrigin = useMemo(() => {
     const sums = { turn: 0, summary: 0, synthetic: 0 };

@@ -43,7 +43,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     }
     return map;
   }, [detail.data]);
-  const highlight = useMemo(() => selectionRange(selection, wb, detail.data?.externalCompactions_), [selection, wb.plan, wb.summaries, detail.data]);
+  const highlight = useMemo(() => selectionRange(selection, { plan: wb.plan, summaries: wb.summaries }, detail.data?.externalCompactions_), [selection, wb.plan, wb.summaries, detail.data]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const estimateSize = useCallback(
@@ -72,6 +72,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
   // Only on a new request (each carries a nonce), not on every render.
   useEffect(() => {
     if (scrollRequest && scrollRequest.position < turnCount) virtualizer.scrollToIndex(scrollRequest.position, { align: scrollRequest.align });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on a new request only (see above); a changed turnCount must not scroll again
   }, [scrollRequest]);
 
   // When a parameter moves the protected-tail boundary out of sight, follow it: the user
@@ -88,6 +89,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     const visibleFirst = items[0].index + 2;
     const visibleLast = items[items.length - 1].index - 2;
     if (index < visibleFirst || index > visibleLast) virtualizer.scrollToIndex(index, { align: 'center' });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- follows the boundary's moves only, not every new turn count or virtualizer
   }, [protectedB?.position, sessionId]);
 
   const items = virtualizer.getVirtualItems();
@@ -96,6 +98,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     const set = new Set<number>();
     for (const it of items) set.add(Math.floor(it.index / TURN_PAGE_SIZE));
     return [...set].sort((a, b) => a - b);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the first and last visible row (see above), not the new items array of every render
   }, [items.length > 0 ? items[0].index : -1, items.length > 0 ? items[items.length - 1].index : -1]);
   const turnPages = useTurnPages(sessionId, pages);
 

@@ -27,10 +27,19 @@ export interface SummarizeResult {
   costUsd?: number;
 }
 
+/**
+ * The part of an AbortSignal a summarizer reads. shared/ compiles without DOM or Node types
+ * (shared/tsconfig.json), so it names the shape instead of the global; a real AbortSignal fits.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
 export interface Summarizer {
   /** 'extractive' | 'openai' */
   kind: string;
   model: string;
   promptVersion: string;
-  summarize(req: SummarizeRequest, signal?: AbortSignal): Promise<SummarizeResult>;
+  summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult>;
 }

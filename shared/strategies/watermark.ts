@@ -148,7 +148,6 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
   const d = decideWatermark(input, ix);
-  const n = ix.count;
   const summaryTokens = d.currentSummary ? d.currentSummary.tokenCount : 0;
   const tokensBefore = ix.totalTokens - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
 

@@ -12,7 +12,7 @@
  * verbatim (the header is not in the source and every entry is clipped), bounded
  * (at most `budgetChars(target, tier)` characters), and linear in the input size.
  */
-import type { SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
+import type { AbortSignalLike, SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
 import { ITEM_MARKERS } from './items.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */
@@ -234,7 +234,12 @@ function collect(items: readonly SummarizeItem[]): Collected {
           // The head of an errored tool result, plus its explicit error lines.
           add('errors', seg.lines[0] ?? 'tool call failed');
           let extra = 0;
-          for (const line of seg.lines.slice(1)) if (extra < 3 && ERROR_RE.test(line)) add('errors', line), extra++;
+          for (const line of seg.lines.slice(1)) {
+            if (extra < 3 && ERROR_RE.test(line)) {
+              add('errors', line);
+              extra++;
+            }
+          }
           break;
         }
         case 'tool_result':
@@ -350,7 +355,7 @@ export function createExtractiveSummarizer(): Summarizer {
     kind: 'extractive',
     model: EXTRACTIVE_MODEL,
     promptVersion: EXTRACTIVE_PROMPT_VERSION,
-    async summarize(req: SummarizeRequest, signal?: AbortSignal): Promise<SummarizeResult> {
+    async summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult> {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       return { text: extractiveSummary(req), model: EXTRACTIVE_MODEL, costUsd: 0 };
     },

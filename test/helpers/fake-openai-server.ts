@@ -165,7 +165,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         }
       };
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      let body: ChatBody | null = null;
+      let body: ChatBody | null;
       try {
         body = JSON.parse(rawBody) as ChatBody;
       } catch {

@@ -176,7 +176,7 @@ describe('compact --summarizer openai', () => {
     expect(r.stdout.split('\n')[0]).toBe('Run 1 of variant 1 (dag): completed — context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
     expect(r.stdout).toContain('  summarizer calls: 19, cache hits: 0');
     // the bar starts after a second and ends at 19/19 on its own line
-    expect(r.stderr).toMatch(/\r\[#+-*\] +\d+%  \d+\/19 summaries/);
+    expect(r.stderr).toMatch(/\r\[#+-*\] +\d+% {2}\d+\/19 summaries/);
     expect(r.stderr).toContain('] 100%  19/19 summaries');
     expect(r.stderr.endsWith('\n')).toBe(true);
 

@@ -1,79 +1,62 @@
 /**
- * The layer check (VS Code's "Bad layering" rule as a test): shared/ is pure (no Node,
- * Electron, DOM or better-sqlite3), renderer/ never imports electron/ or Node, and
- * nothing outside electron/ imports the electron module.
+ * The layer check (VS Code's "Bad layering" rule). The rules live in eslint.config.mjs
+ * (imports, `import()`, `require()`, globals) and in the per-layer tsconfigs (lib and types);
+ * this test runs ESLint's own configuration on samples, so a config change that drops a layer
+ * rule fails here, and on the real tree, so a layer violation fails `vitest run` as well as
+ * `npm run lint`.
  */
-import fs from 'node:fs';
 import path from 'node:path';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(__dirname, '../..');
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
-const NODE_BUILTINS = new Set(['fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'http', 'https', 'net', 'url', 'stream', 'util', 'events', 'zlib', 'readline', 'buffer', 'process', 'assert', 'tty', 'v8', 'perf_hooks', 'timers', 'dns']);
-const DOM_GLOBALS = /\b(window|document|localStorage|navigator|HTMLElement)\s*[.\[]/;
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax', 'no-restricted-globals']);
+const eslint = new ESLint({ cwd: ROOT, cache: false, ruleFilter: ({ ruleId }) => LAYER_RULES.has(ruleId) || ruleId.startsWith('react-hooks/') });
 
-function walk(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else if (/\.(ts|tsx|mts|cts)$/.test(e.name)) out.push(p);
-  }
-  return out;
+function describeMessages(results: ESLint.LintResult[]): string[] {
+  return results.flatMap((r) => r.messages.map((m) => `${path.relative(ROOT, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`));
 }
 
-export function importsOf(source: string): string[] {
-  const out: string[] = [];
-  for (const m of source.matchAll(IMPORT_RE)) out.push(m[1] ?? m[2] ?? m[3] ?? m[4]);
-  return out;
-}
-
-export function layerViolations(file: string, source: string): string[] {
-  const rel = path.relative(ROOT, file).split(path.sep).join('/');
-  const layer = rel.split('/')[0];
-  const problems: string[] = [];
-  for (const spec of importsOf(source)) {
-    const bare = spec.replace(/^node:/, '').split('/')[0];
-    const resolved = spec.startsWith('.') ? path.relative(ROOT, path.resolve(path.dirname(file), spec)).split(path.sep).join('/') : null;
-    const target = resolved ? resolved.split('/')[0] : null;
-    if (layer === 'shared') {
-      if (spec.startsWith('node:') || NODE_BUILTINS.has(bare)) problems.push(`${rel}: shared/ must not import Node ('${spec}')`);
-      if (bare === 'electron' || bare === 'better-sqlite3') problems.push(`${rel}: shared/ must not import '${spec}'`);
-      if (target && target !== 'shared') problems.push(`${rel}: shared/ may import only shared/ ('${spec}')`);
-      if (bare === 'react' || bare === 'react-dom') problems.push(`${rel}: shared/ must not import '${spec}'`);
-    }
-    if (layer === 'renderer') {
-      if (target === 'electron') problems.push(`${rel}: renderer/ must not import electron/ ('${spec}')`);
-      if (bare === 'electron' || bare === 'better-sqlite3' || spec.startsWith('node:') || NODE_BUILTINS.has(bare)) problems.push(`${rel}: renderer/ must not import '${spec}'`);
-    }
-    if (layer !== 'electron' && layer !== 'test' && bare === 'electron') problems.push(`${rel}: only electron/ may import 'electron'`);
-  }
-  if (layer === 'shared') {
-    // Comments and string literals are not code: './window.js' or "context window." are not DOM uses.
-    const code = source
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/\/\/.*$/gm, '')
-      .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g, "''");
-    if (DOM_GLOBALS.test(code)) problems.push(`${rel}: shared/ must not use DOM globals`);
-  }
-  return problems;
+/** Lints `source` as if it were the file `rel` (which need not exist); one entry per problem. */
+async function layerViolations(rel: string, source: string): Promise<string[]> {
+  return describeMessages(await eslint.lintText(source, { filePath: path.join(ROOT, rel) }));
 }
 
 describe('layers', () => {
-  it('shared/ imports only shared/ and pure packages; renderer/ never imports electron/ or Node', () => {
-    const files = [...walk(path.join(ROOT, 'shared')), ...walk(path.join(ROOT, 'renderer')), ...walk(path.join(ROOT, 'bench')), ...walk(path.join(ROOT, 'scripts'))];
-    expect(files.length).toBeGreaterThan(0);
-    const problems = files.flatMap((f) => layerViolations(f, fs.readFileSync(f, 'utf8')));
-    expect(problems).toEqual([]);
+  it('shared/ imports only shared/ and pure packages; renderer/ never imports electron/ or Node; only electron/shell/ imports electron', async () => {
+    const results = await eslint.lintFiles(['shared', 'renderer', 'electron', 'bench']);
+    expect(results.length).toBeGreaterThan(100);
+    expect(describeMessages(results)).toEqual([]);
   });
 
-  it('catches a planner that imports better-sqlite3 or node:fs, and a renderer that imports electron/', () => {
-    expect(layerViolations(path.join(ROOT, 'shared/strategies/x.ts'), "import Database from 'better-sqlite3';\nimport fs from 'node:fs';")).toHaveLength(2);
-    expect(layerViolations(path.join(ROOT, 'shared/x.ts'), "import { y } from '../electron/store/db.js';")).toHaveLength(1);
-    expect(layerViolations(path.join(ROOT, 'shared/x.ts'), 'const w = window.innerWidth;')).toHaveLength(1);
-    expect(layerViolations(path.join(ROOT, 'renderer/x.tsx'), "import { openDatabase } from '../electron/store/db.js';")).toHaveLength(1);
-    expect(layerViolations(path.join(ROOT, 'renderer/x.tsx'), "import { ipcRenderer } from 'electron';")).toHaveLength(2);
-    expect(layerViolations(path.join(ROOT, 'shared/x.ts'), "import { z } from 'zod';\nimport { T } from './model/turn.js';")).toEqual([]);
+  it('catches a planner that imports better-sqlite3 or node:fs, and a renderer that imports electron/', async () => {
+    expect(await layerViolations('shared/strategies/x.ts', "import Database from 'better-sqlite3';\nimport fs from 'node:fs';\nexport const q = [Database, fs];")).toHaveLength(2);
+    expect(await layerViolations('shared/x.ts', "import { y } from '../electron/store/db.js';\nexport const q = y;")).toHaveLength(1);
+    expect(await layerViolations('shared/x.ts', 'export const w = window.innerWidth;')).toHaveLength(1);
+    expect(await layerViolations('renderer/x.tsx', "import { openDatabase } from '../electron/store/db.js';\nexport const q = openDatabase;")).toHaveLength(1);
+    expect(await layerViolations('renderer/x.tsx', "import { ipcRenderer } from 'electron';\nexport const q = ipcRenderer;")).toEqual([
+      expect.stringContaining('Only electron/shell/ may import the electron module'),
+    ]);
+    expect(await layerViolations('shared/x.ts', "import { z } from 'zod';\nimport { T } from './model/turn.js';\nexport const q = [z, T];")).toEqual([]);
+  });
+
+  it('catches bare Node built-ins, React in shared/, dynamic imports, require() and Node globals', async () => {
+    expect(await layerViolations('shared/x.ts', "import path from 'path';\nimport { useState } from 'react';\nexport const q = [path, useState];")).toHaveLength(2);
+    expect(await layerViolations('shared/x.ts', "export const m = () => import('node:fs');\nexport const s = () => import('better-sqlite3');")).toHaveLength(2);
+    expect(await layerViolations('shared/x.ts', 'export const b = Buffer.from(""); setImmediate(() => {});')).toHaveLength(2);
+    expect(await layerViolations('renderer/x.ts', "import fs from 'fs/promises';\nexport const q = [fs, process.env];")).toHaveLength(2);
+  });
+
+  it('lets only electron/shell/ import the electron module; tests may (with vi.mock)', async () => {
+    expect(await layerViolations('electron/engine/x.ts', "import { app } from 'electron';\nexport const q = app;")).toHaveLength(1);
+    expect(await layerViolations('electron/store/x.ts', "export const q = () => import('electron/main');")).toHaveLength(1);
+    expect(await layerViolations('bench/x.ts', "import { app } from 'electron';\nexport const q = app;")).toHaveLength(1);
+    expect(await layerViolations('electron/shell/x.ts', "import { app } from 'electron';\nexport const q = app;")).toEqual([]);
+    expect(await layerViolations('test/node/x.test.ts', "import { app } from 'electron';\nexport const q = app;")).toEqual([]);
+  });
+
+  it('holds the rules of hooks in renderer/', async () => {
+    const conditional = "import { useState } from 'react';\nexport function C({ a }: { a: boolean }) {\n  if (a) {\n    const [x] = useState(0);\n    return x;\n  }\n  return null;\n}";
+    expect(await layerViolations('renderer/components/x.tsx', conditional)).toEqual([expect.stringContaining('react-hooks/rules-of-hooks')]);
   });
 });
