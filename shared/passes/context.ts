@@ -11,7 +11,7 @@
  */
 import type { Turn, TurnMeta } from '../model/turn.js';
 import type { ExistingSummary, SummaryKind, SummaryTier, VariantState } from '../strategies/types.js';
-import type { SummarizeRequest, Summarizer } from '../strategies/summarizer.js';
+import type { AbortSignalLike, SummarizeRequest, Summarizer } from '../strategies/summarizer.js';
 import type { VariantInfo } from '../contract.js';
 
 export interface TieredSummary {
@@ -81,7 +81,7 @@ export interface PassContext {
   state: VariantState;
   summarizer: Pick<Summarizer, 'promptVersion'>;
   concurrency: number;
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /**
    * True in the window's projected timeline: summaries are stand-ins of their target
    * size (no text to validate); passes skip checks that need real text.

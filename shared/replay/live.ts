@@ -18,6 +18,7 @@ import { stageMetas } from '../strategies/mask-stage.js';
 import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
+import type { AbortSignalLike } from '../strategies/summarizer.js';
 import type { PassContext, PassOutcome } from '../passes/context.js';
 import type { MemoryVariantStore } from './memory-store.js';
 
@@ -83,7 +84,7 @@ export interface LiveOptions {
   context(end: number, metas: TurnMeta[], overheadTokens: number, backgroundPending: boolean): PassContext;
   /** Model calls after which deferred work commits (two-line's background pass). Default 1. */
   commitDelayCalls?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   onProgress?(done: number, total: number, firings: number): void;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
   beforeCall?(call: number): Promise<void> | void;
