@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { STRATEGIES } from './strategies/types.js';
 import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
+import type { OverheadFit } from './usage/overhead.js';
+import type { ModelCallUsage } from './usage/types.js';
 
 const Id = z.number().int().positive();
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -50,6 +52,8 @@ export const InputSchemas = {
   listTurns: z.object({ sessionId: Id, from: z.number().int().min(0), to: z.number().int().min(0) }),
   /** Every turn's planning data in columns (cheap for 100,000 turns). */
   turnMetas: z.object({ sessionId: Id }),
+  /** The model calls the source reported usage for, and the session's overhead fit. */
+  sessionUsage: z.object({ sessionId: Id }),
   search: z.object({ query: z.string().min(1).max(1000) }),
   listVariants: z.object({ sessionId: Id }),
   /** The variant for (session, strategy, params, summarizer): created empty if new. */
@@ -181,6 +185,18 @@ export interface Settings {
   tokenizer: 'o200k_base' | 'cl100k_base';
 }
 
+/**
+ * What the model really saw, per call (shared/usage/): the usage the source reported and
+ * the overhead fit `reported ≈ a + b × transcript` over the trusted calls before the
+ * session's first external compaction (null with fewer than 2 such calls).
+ */
+export interface SessionUsage {
+  calls: ModelCallUsage[];
+  overhead: OverheadFit | null;
+  /** Transcript tokens before each call (sum of stored turn token counts at positions < call.position); parallel to `calls`. */
+  transcriptBefore: number[];
+}
+
 /** The result type of each operation. */
 export interface OperationResults {
   listSessions: SessionInfo[];
@@ -190,6 +206,7 @@ export interface OperationResults {
   deleteSession: { deleted: boolean };
   listTurns: Turn[];
   turnMetas: TurnMetaColumns;
+  sessionUsage: SessionUsage;
   search: Array<{ sessionId: number; turnId: number; position: number; role: Role; snippet: string }>;
   listVariants: VariantInfo[];
   resolveVariant: VariantInfo;

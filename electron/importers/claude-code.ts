@@ -17,15 +17,22 @@
  * - isSidechain lines are subagent turns: in a session file they become child
  *   sessions (one per agent); an agent-*.jsonl file whose lines are all sidechain is
  *   itself the (child) session.
+ * - Each assistant message is one model call; its `message.usage` is repeated on every
+ *   record of the message, streaming stubs first: the earlier records carry the final
+ *   input and cache figures but a partial `output_tokens`, the last record (in file
+ *   order) the final one (checked on every fixture: for all 152 messages of
+ *   spotter__258c7280 the last record has the largest output_tokens). So the call's usage
+ *   and timestamp are the last record's.
  * - A user record holding only tool_result blocks stays a 'user' turn (Anthropic
  *   shape); consecutive such records answering the same assistant turn (parallel tool
  *   calls) are merged into one turn, as the API receives them.
  */
 import { z } from 'zod';
-import type { ContentBlock, ImportedTurn } from '../../shared/model/turn.js';
+import type { ContentBlock } from '../../shared/model/turn.js';
 import { anthropicBlocks } from './blocks.js';
 import { ImportError, parseRecord } from './errors.js';
-import { baseTitle, titleFrom, type ImportedExternalCompaction, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
+import { anthropicUsage } from './usage.js';
+import { baseTitle, titleFrom, type ImportedCallUsage, type ImportedExternalCompaction, type ImportedSessionTurn, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
 const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
 
@@ -153,7 +160,7 @@ function promptTitle(text: string): string {
 }
 
 interface BuiltSession {
-  turns: ImportedTurn[];
+  turns: ImportedSessionTurn[];
   externalCompactions: ImportedExternalCompaction[];
   skipped: Record<string, number>;
   firstPrompt: string | null;
@@ -161,9 +168,11 @@ interface BuiltSession {
 }
 
 function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
-  const turns: ImportedTurn[] = [];
+  const turns: ImportedSessionTurn[] = [];
   const skipped: Record<string, number> = {};
   const byMessageId = new Map<string, number>();
+  /** turn index -> file line of the record whose usage the turn's call holds (the latest). */
+  const usageLine = new Map<number, number>();
   /** tool_use id -> index of the assistant turn holding it (merging parallel results). */
   const toolUseTurn = new Map<string, number>();
   const compactions: ImportedExternalCompaction[] = [];
@@ -203,12 +212,19 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
         const existingIndex = msg.id ? byMessageId.get(msg.id) : undefined;
         const existing = existingIndex === undefined ? undefined : turns[existingIndex];
         const index = existingIndex ?? turns.length;
+        const usage: ImportedCallUsage = { messageId: msg.id ?? null, model: msg.model ?? null, timestamp: node.rec.timestamp ?? null, ...anthropicUsage(msg.usage) };
         if (existing) {
           existing.blocks.push(...blocks);
           if (node.uuid) existing.sourceIds.push(node.uuid);
+          // Tree order is not file order: the call's usage is the one written last.
+          if (node.line > (usageLine.get(index) ?? -1)) {
+            existing.usage = usage;
+            usageLine.set(index, node.line);
+          }
         } else {
-          const turn: ImportedTurn = { role: 'assistant', blocks, sourceIds: node.uuid ? [node.uuid] : [], timestamp: node.rec.timestamp ?? null, model: msg.model ?? null, agentId: node.agentId };
+          const turn: ImportedSessionTurn = { role: 'assistant', blocks, sourceIds: node.uuid ? [node.uuid] : [], timestamp: node.rec.timestamp ?? null, model: msg.model ?? null, agentId: node.agentId, usage };
           turns.push(turn);
+          usageLine.set(index, node.line);
           if (msg.id) byMessageId.set(msg.id, index);
         }
         for (const b of blocks) if (b.type === 'tool_use') toolUseTurn.set(b.id, index);
@@ -249,7 +265,7 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
  * as one message. Merge a results-only record into the previous turn when that turn
  * is results-only too and both answer the same assistant turn.
  */
-function mergeParallelResults(turns: ImportedTurn[], blocks: ContentBlock[], toolUseTurn: Map<string, number>): boolean {
+function mergeParallelResults(turns: ImportedSessionTurn[], blocks: ContentBlock[], toolUseTurn: Map<string, number>): boolean {
   if (blocks.length === 0 || !blocks.every((b) => b.type === 'tool_result')) return false;
   const prev = turns[turns.length - 1];
   if (!prev || prev.role !== 'user' || prev.blocks.length === 0 || !prev.blocks.every((b) => b.type === 'tool_result')) return false;

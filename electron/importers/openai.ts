@@ -3,13 +3,15 @@
  * of such objects (one session each), or JSONL with one message per line (streamed:
  * the turns are produced while the file is read, never held all at once).
  * `tool_calls` -> tool_use blocks, `role: "tool"` -> a 'tool' turn with one
- * tool_result. Repeated tool call ids are paired by the writer (nearest preceding call).
+ * tool_result. An assistant message with its own OpenAI-style `usage` records the model
+ * call that produced it (electron/importers/usage.ts). Repeated tool call ids are paired by the writer (nearest preceding call).
  */
 import type { ImportedTurn } from '../../shared/model/turn.js';
-import { OpenAIMessageSchema, openaiTurn } from './blocks.js';
+import { OpenAIMessageSchema, openaiTurn, type OpenAIMessage } from './blocks.js';
 import { ImportError, parseRecord } from './errors.js';
 import type { JsonlRecord } from './source.js';
-import { baseTitle, titleFrom, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
+import { openaiMessageUsage } from './usage.js';
+import { baseTitle, titleFrom, type ImportedSession, type ImportedSessionTurn, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
 const MESSAGE = 'an OpenAI chat message ({"role", "content", "tool_calls"?, "tool_call_id"?})';
 
@@ -20,12 +22,20 @@ function firstUserText(turn: ImportedTurn): string | null {
 }
 
 /** A session over a message list already in memory. `where` names the list in errors. */
+/** The canonical turn of one message, with the usage of its call when the message reports one. */
+function messageTurn(msg: OpenAIMessage, sourceId: string): ImportedSessionTurn {
+  const turn: ImportedSessionTurn = openaiTurn(msg, sourceId);
+  const usage = openaiMessageUsage(msg);
+  if (usage) turn.usage = usage;
+  return turn;
+}
+
 function sessionFromMessages(messages: unknown[], ctx: ImporterContext, where: string, title?: string): ImportedSession {
-  const turns: ImportedTurn[] = [];
+  const turns: ImportedSessionTurn[] = [];
   let prompt: string | null = null;
   messages.forEach((m, i) => {
     const msg = parseRecord(OpenAIMessageSchema, m, ctx.fileName, `${MESSAGE} at ${where}[${i}]`);
-    const turn = openaiTurn(msg, `${where}[${i}]`);
+    const turn = messageTurn(msg, `${where}[${i}]`);
     prompt ??= firstUserText(turn);
     turns.push(turn);
   });
@@ -40,10 +50,10 @@ function hasMessages(v: unknown): v is { messages: unknown[]; title?: unknown } 
 function streamedSession(records: Iterable<JsonlRecord>, ctx: ImporterContext): ImportedSession {
   const session: ImportedSession = { title: baseTitle(ctx.fileName), format: 'openai', turns: [], externalCompactions: [] };
   let titled = false;
-  session.turns = (function* (): Generator<ImportedTurn> {
+  session.turns = (function* (): Generator<ImportedSessionTurn> {
     for (const { line, value } of records) {
       const msg = parseRecord(OpenAIMessageSchema, value, ctx.fileName, MESSAGE, line);
-      const turn = openaiTurn(msg, `line-${line}`);
+      const turn = messageTurn(msg, `line-${line}`);
       if (!titled) {
         const prompt = firstUserText(turn);
         if (prompt) {

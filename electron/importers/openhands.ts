@@ -9,14 +9,18 @@
  * - Agent actions without metadata (older, non function-calling agents) get a
  *   tool_use id `event-<id>` so their observations still pair via `cause`.
  * - message / system actions are user / assistant / system text turns.
+ * - The model call behind an assistant turn: its OpenHands token usage (llm_metrics /
+ *   the record's metrics `token_usages`, matched by the litellm response id), else the
+ *   OpenAI-style `usage` of the action's model_response; none when neither is there.
  * - Bookkeeping events (agent state changes, recall of workspace context, null
  *   observations) are skipped and counted in metadata.skipped.
  */
 import { z } from 'zod';
-import type { ContentBlock, ImportedTurn } from '../../shared/model/turn.js';
+import type { ContentBlock } from '../../shared/model/turn.js';
 import { flattenToolResultContent, parseToolArguments } from './blocks.js';
 import { ImportError, parseRecord } from './errors.js';
-import { baseTitle, titleFrom, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
+import { openaiUsage, openhandsUsagesByResponse } from './usage.js';
+import { baseTitle, titleFrom, type ImportedCallUsage, type ImportedSession, type ImportedSessionTurn, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
 const EventSchema = z.looseObject({
   id: z.union([z.number(), z.string()]).optional(),
@@ -43,14 +47,19 @@ interface ModelMessage {
   content: string | null;
   toolCalls: Map<string, unknown>;
   responseId: string | null;
+  model: string | null;
+  /** The response's OpenAI-style usage object, as given (read by usage.ts). */
+  usage: unknown;
 }
 
 /** The assistant message inside a litellm model_response (thought and raw tool arguments). */
 function modelMessage(modelResponse: unknown): ModelMessage {
-  const out: ModelMessage = { content: null, toolCalls: new Map(), responseId: null };
-  const r = modelResponse as { id?: unknown; choices?: Array<{ message?: { content?: unknown; tool_calls?: Array<{ id?: unknown; function?: { arguments?: unknown } }> } }> } | null;
+  const out: ModelMessage = { content: null, toolCalls: new Map(), responseId: null, model: null, usage: undefined };
+  const r = modelResponse as { id?: unknown; model?: unknown; usage?: unknown; choices?: Array<{ message?: { content?: unknown; tool_calls?: Array<{ id?: unknown; function?: { arguments?: unknown } }> } }> } | null;
   if (!r || typeof r !== 'object') return out;
   if (typeof r.id === 'string') out.responseId = r.id;
+  if (typeof r.model === 'string') out.model = r.model;
+  out.usage = r.usage;
   const message = Array.isArray(r.choices) ? r.choices[0]?.message : undefined;
   if (message) {
     if (typeof message.content === 'string') out.content = message.content;
@@ -64,8 +73,20 @@ function argsText(e: OhEvent, key: string): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-function eventsSession(events: unknown[], ctx: ImporterContext, where: string, meta: { instanceId?: string }): ImportedSession {
-  const turns: ImportedTurn[] = [];
+/** The usage of the call that produced a model response, when the file reports one. */
+function callUsage(model: ModelMessage, usages: ReturnType<typeof openhandsUsagesByResponse>, timestamp: string | null): ImportedCallUsage | undefined {
+  const tokenUsage = model.responseId !== null ? usages.get(model.responseId) : undefined;
+  if (tokenUsage) {
+    const { responseId, model: usageModel, ...figures } = tokenUsage;
+    return { messageId: responseId, model: model.model ?? usageModel, timestamp, ...figures };
+  }
+  if (model.usage === undefined || model.usage === null) return undefined;
+  return { messageId: model.responseId, model: model.model, timestamp, ...openaiUsage(model.usage) };
+}
+
+function eventsSession(events: unknown[], ctx: ImporterContext, where: string, meta: { instanceId?: string; metrics?: unknown }): ImportedSession {
+  const turns: ImportedSessionTurn[] = [];
+  const usages = openhandsUsagesByResponse(meta.metrics, events);
   const skipped: Record<string, number> = {};
   /** action event id -> tool_use id, for observations' `cause`. */
   const toolUseOfAction = new Map<string, string>();
@@ -112,7 +133,8 @@ function eventsSession(events: unknown[], ctx: ImporterContext, where: string, m
       }
       const thought = argsText(e, 'thought') || model.content || (tcm ? '' : (e.message ?? ''));
       const blocks: ContentBlock[] = thought.length > 0 ? [{ type: 'text', text: thought }, toolUse] : [toolUse];
-      turns.push({ role: 'assistant', blocks, model: typeof (tcm?.model_response as { model?: unknown } | undefined)?.model === 'string' ? ((tcm!.model_response as { model: string }).model) : null, ...base });
+      const usage = tcm ? callUsage(model, usages, base.timestamp) : undefined;
+      turns.push({ role: 'assistant', blocks, model: model.model, ...base, ...(usage ? { usage } : {}) });
       lastResponseId = model.responseId;
       return;
     }
@@ -137,11 +159,11 @@ function eventsSession(events: unknown[], ctx: ImporterContext, where: string, m
   return { title, format: 'openhands', turns, externalCompactions: [], metadata: { skipped, ...(meta.instanceId ? { instanceId: meta.instanceId } : {}) } };
 }
 
-const RecordSchema = z.looseObject({ instance_id: z.string().optional(), history: z.array(z.unknown()) });
+const RecordSchema = z.looseObject({ instance_id: z.string().optional(), history: z.array(z.unknown()), metrics: z.unknown().optional() });
 
 function recordSession(value: unknown, ctx: ImporterContext, line?: number): ImportedSession {
   const rec = parseRecord(RecordSchema, value, ctx.fileName, 'an OpenHands evaluation record ({"history": [...]})', line);
-  return eventsSession(rec.history, ctx, line !== undefined ? `line ${line} history` : 'history', { instanceId: rec.instance_id });
+  return eventsSession(rec.history, ctx, line !== undefined ? `line ${line} history` : 'history', { instanceId: rec.instance_id, metrics: rec.metrics });
 }
 
 export function importOpenHands(input: ParsedInput, ctx: ImporterContext): ImportedSession[] {

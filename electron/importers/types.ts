@@ -4,6 +4,7 @@
  * (electron/importers/) gives them ids, counts and rows.
  */
 import type { ImportedTurn } from '../../shared/model/turn.js';
+import type { ModelCallUsage } from '../../shared/usage/types.js';
 import type { JsonlRecord, Peekable } from './source.js';
 
 export const FORMATS = ['claude-code', 'openai', 'anthropic', 'openhands', 'swe-agent', 'sharegpt', 'codex'] as const;
@@ -29,6 +30,18 @@ export interface ImportedExternalCompaction {
   timestamp?: string | null;
 }
 
+/**
+ * What the source reported about the model call that produced an assistant turn. The
+ * writer adds the turn's id and position and decides `placeholder` (it knows the
+ * transcript tokens before the call: shared/usage/placeholder.ts).
+ */
+export type ImportedCallUsage = Omit<ModelCallUsage, 'position' | 'turnId' | 'placeholder'>;
+
+/** A canonical turn plus, on an assistant turn, the usage of the call that produced it. */
+export interface ImportedSessionTurn extends ImportedTurn {
+  usage?: ImportedCallUsage;
+}
+
 export interface ImportedSession {
   title: string;
   format: FormatName;
@@ -37,7 +50,7 @@ export interface ImportedSession {
    * consumes it once, then reads `title`, `externalCompactions` and `metadata`,
    * which a streaming importer may still fill while it is being consumed.
    */
-  turns: Iterable<ImportedTurn>;
+  turns: Iterable<ImportedSessionTurn>;
   externalCompactions: ImportedExternalCompaction[];
   /** Subagent / sidechain id when this session is one. */
   agentId?: string | null;

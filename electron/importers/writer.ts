@@ -1,6 +1,7 @@
 /**
  * Writes importer output into the store: one session row, its turns (blocks JSON,
- * plain text, char and token counts), tool cycles and external compactions. Called
+ * plain text, char and token counts), tool cycles, external compactions and the model
+ * calls the source reported usage for (one per assistant turn that carries it). Called
  * inside the import's single transaction; statements are prepared once per import.
  *
  * Performance: each turn's blocks are serialised once and each block's text is
@@ -9,10 +10,12 @@
  * file is never held in memory as a whole.
  */
 import type Database from 'better-sqlite3';
-import { blockToText, type ImportedTurn } from '../../shared/model/turn.js';
+import { blockToText } from '../../shared/model/turn.js';
+import { isPlaceholderUsage } from '../../shared/usage/placeholder.js';
 import type { DB } from '../store/db.js';
+import { prepareInsertModelCall } from '../store/model-calls.js';
 import { countTokens, type TokenizerName } from '../tokenizer.js';
-import type { ImportedSession } from './types.js';
+import type { ImportedSession, ImportedSessionTurn } from './types.js';
 
 export interface SessionSource {
   sourceFile: string;
@@ -26,6 +29,7 @@ export class SessionWriter {
   private readonly insertCycle: Database.Statement;
   private readonly insertCompaction: Database.Statement;
   private readonly finishSession: Database.Statement;
+  private readonly insertModelCall: ReturnType<typeof prepareInsertModelCall>;
 
   constructor(
     db: DB,
@@ -47,6 +51,7 @@ export class SessionWriter {
       `INSERT INTO external_compactions (session_id, trigger, pre_tokens, summary_text, summary_token_count, first_position, last_position, boundary_position, source_id, timestamp)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.insertModelCall = prepareInsertModelCall(db);
     // The sessions table has no immutability trigger: totals are known only after the turns.
     this.finishSession = db.prepare(
       `UPDATE sessions SET title = ?, started_at = ?, turn_count = ?, token_count = ?, tool_call_count = ?, metadata = ? WHERE id = ?`,
@@ -65,7 +70,13 @@ export class SessionWriter {
     let toolCalls = 0;
     let startedAt: string | null = null;
     for (const turn of session.turns) {
-      tokenTotal += this.writeTurn(sessionId, position, turn);
+      const written = this.writeTurn(sessionId, position, turn);
+      if (turn.usage && turn.role === 'assistant') {
+        // tokenTotal is still the transcript before this call: what the placeholder rule compares against.
+        const u = turn.usage;
+        this.insertModelCall(sessionId, { ...u, position, turnId: written.turnId, placeholder: isPlaceholderUsage(u, tokenTotal) });
+      }
+      tokenTotal += written.tokens;
       startedAt ??= turn.timestamp ?? null;
       for (const b of turn.blocks) {
         if (b.type !== 'tool_result') continue;
@@ -106,8 +117,8 @@ export class SessionWriter {
     return sessionId;
   }
 
-  /** One turn row; returns its token count. */
-  private writeTurn(sessionId: number, position: number, turn: ImportedTurn): number {
+  /** One turn row; returns its id and token count. */
+  private writeTurn(sessionId: number, position: number, turn: ImportedSessionTurn): { turnId: number; tokens: number } {
     let text: string;
     let tokens: number;
     if (turn.blocks.length === 1) {
@@ -120,7 +131,7 @@ export class SessionWriter {
       for (const t of texts) tokens += countTokens(t, this.tokenizer);
       text = texts.join('\n');
     }
-    this.insertTurn.run(
+    const { lastInsertRowid } = this.insertTurn.run(
       sessionId,
       position,
       turn.role,
@@ -133,6 +144,6 @@ export class SessionWriter {
       turn.model ?? null,
       turn.agentId ?? null,
     );
-    return tokens;
+    return { turnId: Number(lastInsertRowid), tokens };
   }
 }

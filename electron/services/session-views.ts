@@ -6,8 +6,10 @@
 import type { DB } from '../store/db.js';
 import { sessionInfoOf } from '../importers/import.js';
 import { childSessions, getSession, listSessions, type SessionSummary } from '../store/sessions.js';
+import { listModelCalls } from '../store/model-calls.js';
 import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
-import { StudioError, type SessionDetail, type SessionInfo, type TurnMetaColumns } from '../../shared/contract.js';
+import { StudioError, type SessionDetail, type SessionInfo, type SessionUsage, type TurnMetaColumns } from '../../shared/contract.js';
+import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
 
 /** The contract's session shape; one mapper for the CLI, the import report and the window. */
 export const sessionInfo = sessionInfoOf;
@@ -54,4 +56,17 @@ export function turnMetaColumns(db: DB, sessionId: number): TurnMetaColumns {
     cols.cycleStart[i] = m.cycleStart;
   }
   return cols;
+}
+
+/** The session's model calls, transcript tokens before each, and its overhead fit (shared/usage/overhead.ts). */
+export function sessionUsage(db: DB, sessionId: number): SessionUsage {
+  requireSession(db, sessionId);
+  const calls = listModelCalls(db, sessionId);
+  const transcriptBefore = transcriptTokensBefore(
+    calls,
+    listTurnMetas(db, sessionId).map((m) => m.tokenCount),
+  );
+  // Compactions come ordered by boundary position: the first one ends the uncompacted context.
+  const firstCompaction = listExternalCompactions(db, sessionId)[0]?.boundaryPosition ?? null;
+  return { calls, overhead: fitSessionOverhead(calls, transcriptBefore, firstCompaction), transcriptBefore };
 }

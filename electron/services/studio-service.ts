@@ -17,7 +17,7 @@ import { ensureDemo, exportFor, importPathsIntoStore, importTextIntoStore, repla
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
 import type { SecretStore } from './secrets.js';
-import { requireSession, sessionDetail, sessionInfos, turnMetaColumns } from './session-views.js';
+import { requireSession, sessionDetail, sessionInfos, sessionUsage, turnMetaColumns } from './session-views.js';
 import { readSettings, writeSettings } from './settings-store.js';
 
 export interface StudioServiceOptions {
@@ -119,6 +119,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       return listTurns(db, sessionId, { from, to });
     },
     turnMetas: async ({ sessionId }) => turnMetaColumns(db, sessionId),
+    sessionUsage: async ({ sessionId }) => sessionUsage(db, sessionId),
     search: async ({ query }) => searchTurns(db, query),
     listVariants: async ({ sessionId }) => {
       requireSession(db, sessionId);

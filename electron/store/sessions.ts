@@ -99,6 +99,7 @@ export function deleteSession(db: DB, id: number): boolean {
       db.prepare('DELETE FROM runs WHERE variant_id = ?').run(vid);
     }
     db.prepare('DELETE FROM variants WHERE session_id = ?').run(id);
+    db.prepare('DELETE FROM model_calls WHERE session_id = ?').run(id);
     db.prepare('DELETE FROM external_compactions WHERE session_id = ?').run(id);
     db.prepare('DELETE FROM tool_cycles WHERE session_id = ?').run(id);
     db.prepare('DELETE FROM turns WHERE session_id = ?').run(id);

@@ -41,13 +41,15 @@ describe('immutable turns', () => {
     expect(() => db.prepare('DELETE FROM tool_cycles WHERE session_id = ?').run(tauId)).toThrow('tool cycles are immutable: delete the whole session instead');
   });
 
-  it('deletes a whole session with its child sessions, cycles, compactions and search entries', () => {
+  it('deletes a whole session with its child sessions, cycles, compactions, model calls and search entries', () => {
     expect(searchTurns(db, 'package.json').some((h) => h.sessionId !== tauId)).toBe(true);
     expect(listSessions(db)).toHaveLength(4);
+    expect(count('SELECT COUNT(*) FROM model_calls WHERE session_id <> ?', tauId)).toBeGreaterThan(0);
     expect(deleteSession(db, parentId)).toBe(true);
     expect(listSessions(db).map((s) => s.id)).toEqual([tauId]);
     expect(count('SELECT COUNT(*) FROM turns WHERE session_id <> ?', tauId)).toBe(0);
     expect(count('SELECT COUNT(*) FROM tool_cycles WHERE session_id <> ?', tauId)).toBe(0);
+    expect(count('SELECT COUNT(*) FROM model_calls WHERE session_id <> ?', tauId)).toBe(0);
     expect(count('SELECT COUNT(*) FROM session_deletions')).toBe(0);
     expect(searchTurns(db, 'package.json').filter((h) => h.sessionId !== tauId)).toEqual([]);
     // The other session is untouched and still protected.

@@ -20,6 +20,31 @@ function tables(db: DB): string[] {
   return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
 }
 
+/**
+ * A database at `version` holding a real import. The importer writes the newest schema
+ * (since migration 3 it also fills model_calls), so the import goes to a newest-version
+ * file and the rows of every plain table that exists at `version` are copied over, in
+ * creation order (parents before children); FTS indexes fill through their triggers.
+ */
+function importedAtVersion(version: number, files: string[]): DB {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-migrate-src-'));
+  try {
+    const file = path.join(dir, 'src.db');
+    const src = openDatabase(file);
+    importFiles(src, files);
+    src.close();
+    const db = openDatabase(':memory:', { toVersion: version });
+    db.prepare('ATTACH DATABASE ? AS src').run(file);
+    for (const m of MIGRATIONS.filter((x) => x.version <= version)) {
+      for (const [, t] of m.sql.matchAll(/CREATE TABLE (\w+)/g)) db.exec(`INSERT INTO main.${t} SELECT * FROM src.${t}`);
+    }
+    db.exec('DETACH DATABASE src');
+    return db;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Tables a migration creates, from its CREATE TABLE / CREATE VIRTUAL TABLE statements. */
 function declaredTables(sql: string): string[] {
   return [...sql.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => m[1]);
@@ -36,9 +61,8 @@ describe('migrations', () => {
 
   for (const m of MIGRATIONS.filter((x) => x.version > 1)) {
     it(`migration ${m.version} (${m.name}) keeps every row written at version ${m.version - 1}`, () => {
-      const db = openDatabase(':memory:', { toVersion: m.version - 1 });
-      // The importer writes only version-1 tables, so it can fill any older schema.
-      importFiles(db, [SPOTTER]);
+      const db = importedAtVersion(m.version - 1, [SPOTTER]);
+      expect(db.prepare('SELECT COUNT(*) FROM turns').pluck().get()).toBeGreaterThan(300);
       const before = dbSnapshot(db);
       const tablesBefore = tables(db);
       migrate(db, m.version);
@@ -55,14 +79,32 @@ describe('migrations', () => {
   }
 
   it('migration 2 tables accept rows that reference imported sessions', () => {
-    const db = openDatabase(':memory:', { toVersion: 2 });
-    const sessionId = importFiles(db, [SPOTTER]).sessions[0].id;
+    const db = importedAtVersion(2, [SPOTTER]);
+    const sessionId = db.prepare('SELECT id FROM sessions WHERE parent_session_id IS NULL').pluck().get() as number;
     const variant = db
       .prepare("INSERT INTO variants (session_id, strategy, params, summarizer, prompt_version, variant_key, created_at) VALUES (?, 'window', '{}', '{}', 'v1', 'k', 'now')")
       .run(sessionId).lastInsertRowid;
     db.prepare("INSERT INTO settings (key, value) VALUES ('demoImported', '{}')").run();
     expect(db.prepare('SELECT session_id FROM variants WHERE id = ?').pluck().get(variant)).toBe(sessionId);
     expect(() => db.prepare("INSERT INTO variants (session_id, strategy, params, summarizer, prompt_version, variant_key, created_at) VALUES (999, 'window', '{}', '{}', 'v1', 'k2', 'now')").run()).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+
+  it('migration 3 adds model calls to a version-2 database without touching its turns, and they are immutable', () => {
+    const db = importedAtVersion(2, [SPOTTER]);
+    const turnsBefore = db.prepare('SELECT * FROM turns ORDER BY id').raw().all();
+    migrate(db, 3);
+    expect(db.prepare('SELECT * FROM turns ORDER BY id').raw().all()).toEqual(turnsBefore);
+    // Sessions imported before the migration have no calls until imported again.
+    expect(db.prepare('SELECT COUNT(*) FROM model_calls').pluck().get()).toBe(0);
+    const sessionId = db.prepare('SELECT id FROM sessions WHERE parent_session_id IS NULL').pluck().get() as number;
+    const turnId = db.prepare("SELECT id FROM turns WHERE session_id = ? AND role = 'assistant' ORDER BY position LIMIT 1").pluck().get(sessionId) as number;
+    db.prepare('INSERT INTO model_calls (session_id, turn_id, position, input_tokens, placeholder) VALUES (?, ?, 1, 3, 0)').run(sessionId, turnId);
+    expect(() => db.prepare('INSERT INTO model_calls (session_id, turn_id, position) VALUES (?, ?, 1)').run(sessionId, turnId)).toThrow(/UNIQUE/);
+    expect(() => db.prepare("INSERT INTO model_calls (session_id, turn_id, position, input_tokens) VALUES (?, ?, 2, '3 tokens')").run(sessionId, turnId)).toThrow(/INTEGER/);
+    expect(() => db.prepare('INSERT INTO model_calls (session_id, turn_id, position) VALUES (999, ?, 3)').run(turnId)).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare('UPDATE model_calls SET input_tokens = 4').run()).toThrow('model calls are immutable: imported usage is never changed');
+    expect(() => db.prepare('DELETE FROM model_calls').run()).toThrow('model calls are immutable: delete the whole session instead');
     db.close();
   });
 
@@ -75,8 +117,8 @@ describe('migrations', () => {
         checked++;
       }
     }
-    // 5 tables in migration 1, 7 in migration 2 (virtual FTS tables excluded).
-    expect(checked).toBeGreaterThanOrEqual(12);
+    // 5 tables in migration 1, 7 in migration 2, 1 in migration 3 (virtual FTS tables excluded).
+    expect(checked).toBeGreaterThanOrEqual(13);
   });
 
   it('reopening a migrated database file changes nothing', () => {

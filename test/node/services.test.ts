@@ -97,6 +97,19 @@ describe('importing through the service', () => {
     expect(page.map((t) => t.position)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
   });
 
+  it('serves the session usage: calls, transcript before each, and the overhead fit', async () => {
+    const usage = value<{ calls: Array<{ position: number }>; transcriptBefore: number[]; overhead: { calls: number; a: number } | null }>(
+      await service.dispatch('sessionUsage', { sessionId: spotterId }),
+    );
+    expect(usage.calls).toHaveLength(152);
+    expect(usage.transcriptBefore).toHaveLength(152);
+    expect(usage.overhead?.calls).toBe(102);
+    const missing = await service.dispatch('sessionUsage', { sessionId: 999999 });
+    expect(missing.ok ? null : missing.error.code).toBe('not_found');
+    const invalid = await service.dispatch('sessionUsage', { sessionId: 'x' });
+    expect(invalid.ok).toBe(false);
+  });
+
   it('runs a dag pass in a worker thread and reports progress, then completion', async () => {
     // The empty variant's replay is what the model sees before the pass.
     const empty = value<{ id: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
