@@ -54,6 +54,20 @@ export const InputSchemas = {
   turnMetas: z.object({ sessionId: Id }),
   /** The model calls the source reported usage for, and the session's overhead fit. */
   sessionUsage: z.object({ sessionId: Id }),
+  /** Replays the session call by call under a variant, in the background (run kind 'replay'); progress arrives as events. */
+  startReplay: z.object({
+    sessionId: Id,
+    strategy: StrategySchema,
+    params: ParamsSchema,
+    /** Constant overhead when the session has no reported usage to fit (tokens). */
+    overheadTokens: z.number().int().min(0).max(10_000_000).optional(),
+    /** Model calls after which a background pass commits (two-line). Default 1. */
+    commitDelayCalls: z.number().int().min(0).max(1000).optional(),
+  }),
+  /** A replay's timeline: per call context and cost, firings, totals, the two baselines. */
+  getReplayRun: z.object({ runId: Id }),
+  /** What the model saw at one call of a replay (the Context view as of that call). */
+  replayContextAt: z.object({ runId: Id, call: z.number().int().min(0) }),
   search: z.object({ query: z.string().min(1).max(1000) }),
   listVariants: z.object({ sessionId: Id }),
   /** The variant for (session, strategy, params, summarizer): created empty if new. */
@@ -207,6 +221,9 @@ export interface OperationResults {
   listTurns: Turn[];
   turnMetas: TurnMetaColumns;
   sessionUsage: SessionUsage;
+  startReplay: { runId: number; variantId: number };
+  getReplayRun: ReplayTimeline;
+  replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
   search: Array<{ sessionId: number; turnId: number; position: number; role: Role; snippet: string }>;
   listVariants: VariantInfo[];
   resolveVariant: VariantInfo;
@@ -261,4 +278,87 @@ export class StudioError extends Error {
     super(message);
     this.name = 'StudioError';
   }
+}
+
+/** Per model call of a replay, as parallel arrays (index = call). */
+export interface ReplayCallColumns {
+  position: number[];
+  timestampMs: Array<number | null>;
+  /** Raw transcript tokens before the call (no compaction). */
+  transcript: number[];
+  /** What the model received under the variant (view + overhead). */
+  context: number[];
+  cacheRead: number[];
+  cacheWrite: number[];
+  uncached: number[];
+  output: number[];
+  costUsd: number[];
+  fired: boolean[];
+}
+
+/** One firing of a replay (the CLI's `events`). */
+export interface ReplayEventInfo {
+  call: number;
+  /** Position of the assistant turn of that call. */
+  turn: number;
+  kind: 'fire' | 'commit';
+  reason: string;
+  contextBefore: number;
+  contextAfter: number;
+  /** Summaries made at this firing. */
+  spans: number;
+  summaryIds: number[];
+  maxDepth: number;
+  summarizerCalls: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  latencyMs: number;
+}
+
+export interface ReplayTotals {
+  modelCalls: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  /** Model calls' cost with prompt caching (shared/cost/caching.ts). */
+  costUsd: number;
+  summarizerCostUsd: number;
+  peakContext: number;
+  firings: number;
+  maxDepth: number;
+}
+
+/** A compaction the source tool itself made, with the app's context estimate at the call before it. */
+export interface SourceCompactionEvent {
+  call: number;
+  turn: number;
+  reason: string;
+  contextBefore: number;
+  preTokens: number | null;
+}
+
+export interface ReplayTimeline {
+  runId: number;
+  variantId: number;
+  sessionId: number;
+  strategy: StrategyName;
+  params: Record<string, number | string | boolean>;
+  status: RunStatus;
+  /** How context was measured: a + b × view tokens, fitted from reported usage or a parameter. */
+  contextModel: { a: number; b: number; source: 'fit' | 'parameter' };
+  /** Model whose prices the costs use, and whether the price table knows it. */
+  pricing: { model: string; known: boolean; ttl: '5m' | '1h' };
+  lines: Array<{ label: string; tokens: number }>;
+  note: string | null;
+  calls: ReplayCallColumns;
+  events: ReplayEventInfo[];
+  totals: ReplayTotals;
+  baselines: {
+    /** No compaction: the whole transcript at every call; where it would overflow the window. */
+    none: { context: number[]; totals: ReplayTotals; contextWindow: number; overflowAtCall: number | null };
+    /** The source tool's own compactions: the recorded context per call where reported, its compactions as events. */
+    source: { context: Array<number | null>; events: SourceCompactionEvent[]; totals: ReplayTotals };
+  };
 }

@@ -50,6 +50,8 @@ export function truncationNote(count: number, firstPosition: number, lastPositio
 
 /** Problems of the message list the model would get with `text` standing for [prefix, watermark). */
 function validate(ctx: PassContext, model: string, watermark: number, text: string): MessageProblem[] {
+  // A projected timeline has stand-ins, no text to validate.
+  if (ctx.projected) return [];
   const turns = ctx.readTurns(0, ctx.metas.length);
   const messages = normalizeReplay(watermarkCandidates(turns, { id: 0, model, text }, watermark));
   return [...validateMessages(messages, 'openai'), ...validateMessages(messages, 'anthropic')];

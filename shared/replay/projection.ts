@@ -1,0 +1,69 @@
+/**
+ * The projected timeline the window redraws on every slider frame: the live replay
+ * (live.ts) with every summary a stand-in of its target size — no summarizer call, no
+ * text. Same loop, same passes, same triggers as the real replay; only the summaries'
+ * sizes are projected (a real summary may come out shorter than its target).
+ */
+import type { PreparedStrategy } from '../strategies/index.js';
+import type { TurnMeta } from '../model/turn.js';
+import type { PassContext, TieredSummary } from '../passes/context.js';
+import { MemoryVariantStore } from './memory-store.js';
+import { callsOf, runLive, type ContextModel, type LiveCall, type LiveResult } from './live.js';
+
+export const PROJECTED_MODEL = 'projected';
+
+export interface ProjectionInput {
+  prepared: PreparedStrategy;
+  metas: readonly TurnMeta[];
+  model: ContextModel;
+  /** Default: every assistant turn, with its own tokens as output. */
+  calls?: readonly LiveCall[];
+  commitDelayCalls?: number;
+}
+
+const NEVER = { aborted: false, addEventListener() {}, removeEventListener() {} };
+
+export async function projectTimeline(input: ProjectionInput): Promise<LiveResult> {
+  const store = new MemoryVariantStore();
+  const calls = input.calls ?? callsOf(input.metas);
+  const projected = (targetTokens: number): TieredSummary => ({
+    text: '[projected summary]',
+    tier: 'normal',
+    model: PROJECTED_MODEL,
+    tokenCount: Math.max(1, targetTokens),
+    cacheKey: '',
+    cacheHit: false,
+    calls: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    costUsd: 0,
+    latencyMs: 0,
+  });
+  return runLive({
+    prepared: input.prepared,
+    metas: input.metas,
+    calls,
+    model: input.model,
+    store,
+    commitDelayCalls: input.commitDelayCalls,
+    context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
+      sessionId: 0,
+      variant: { id: 0, summarizer: { kind: 'extractive', promptVersion: PROJECTED_MODEL } },
+      metas,
+      readTurns: () => [],
+      store,
+      state: store.state(),
+      summarizer: { promptVersion: PROJECTED_MODEL },
+      concurrency: 1,
+      signal: NEVER,
+      projected: true,
+      overheadTokens,
+      live: { backgroundPending },
+      summarize: async (req) => projected(req.targetTokens),
+      countTokens: (text) => Math.ceil(text.length / 4),
+      progress() {},
+      event() {},
+      checkCancelled() {},
+    }),
+  });
+}
