@@ -1,0 +1,113 @@
+/**
+ * The live replay (shared/replay/live.ts run by electron/engine/replay.ts) on the real
+ * spotter 258c7280 session (306 turns, 152 model calls with Claude Code's recorded usage,
+ * one automatic compaction by Claude Code at turn 207), and the projected timeline on a
+ * generated long session.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DB } from '../../electron/store/db.js';
+import { importFiles } from '../../electron/importers/import.js';
+import { runReplay } from '../../electron/engine/replay.js';
+import { replayContextAt } from '../../electron/services/replays.js';
+import { listSummaries } from '../../electron/store/variants.js';
+import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
+import { projectTimeline } from '../../shared/replay/projection.js';
+import { prepareStrategy } from '../../shared/strategies/index.js';
+import { validateMessages } from '../../shared/replay/index.js';
+import { syntheticSessionMetas } from '../../bench/plan.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+let dir: string;
+let db: DB;
+let sessionId: number;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-replay-'));
+  db = openDatabase(path.join(dir, 'studio.sqlite'));
+  sessionId = importFiles(db, [SPOTTER]).sessions[0].id;
+});
+afterAll(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('live replay on the real spotter session', () => {
+  it('walks all 152 model calls, fires dag where the context with overhead crosses 0.75 × 200,000, and never touches turns', async () => {
+    const before = turnsDump(db);
+    const r = await runReplay(db, { sessionId, strategy: 'dag' });
+    expect(r.status).toBe('completed');
+    const t = r.timeline!;
+    expect(t.totals.modelCalls).toBe(152);
+    expect(t.contextModel.source).toBe('fit');
+    expect(t.events.length).toBeGreaterThanOrEqual(1);
+    for (const e of t.events) {
+      // The trigger: the context the model would receive (view + fitted overhead) passed the threshold.
+      expect(e.contextBefore).toBeGreaterThan(150_000);
+      expect(e.contextAfter).toBeLessThan(e.contextBefore);
+    }
+    // Every call after a firing sends less than the uncompacted transcript would.
+    const first = t.events[0].call;
+    for (let k = first; k < t.calls.context.length; k++) expect(t.calls.context[k]).toBeLessThan(t.baselines.none.context[k]);
+    expect(t.totals.peakContext).toBeLessThanOrEqual(t.baselines.none.totals.peakContext);
+    // The replay's summaries are its own: the variant's own summary list stays empty.
+    expect(listSummaries(db, r.variantId)).toHaveLength(0);
+    expect(turnsDump(db)).toBe(before);
+  });
+
+  it('a second replay of the same variant makes 0 summarizer calls (summary cache) and gives the same timeline', async () => {
+    const a = await runReplay(db, { sessionId, strategy: 'dag', params: { freshTailCount: 8 } });
+    const b = await runReplay(db, { sessionId, strategy: 'dag', params: { freshTailCount: 8 } });
+    expect(a.timeline!.events.reduce((n, e) => n + e.summarizerCalls, 0)).toBeGreaterThan(0);
+    expect(b.timeline!.events.reduce((n, e) => n + e.summarizerCalls, 0)).toBe(0);
+    expect(b.timeline!.calls.context).toEqual(a.timeline!.calls.context);
+  });
+
+  it('watermark fires more than once (every ~30k pending tokens), each firing its own summary', async () => {
+    const t = (await runReplay(db, { sessionId, strategy: 'watermark' })).timeline!;
+    expect(t.events.length).toBeGreaterThan(1);
+    const ids = t.events.flatMap((e) => e.summaryIds);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("two-line's warning pass is summarized at the firing and lands later ('commit' events), never reaching the emergency line", async () => {
+    const t = (await runReplay(db, { sessionId, strategy: 'two-line', commitDelayCalls: 2 })).timeline!;
+    const commits = t.events.filter((e) => e.kind === 'commit');
+    expect(commits.length).toBeGreaterThan(0);
+    for (const e of commits) expect(e.reason).toMatch(/warning, background pass/);
+    expect(t.totals.peakContext).toBeLessThan(0.8 * 200_000);
+  });
+
+  it('shows what the model saw at a firing call: valid for OpenAI and Anthropic, summaries of that call, turns only before it', async () => {
+    const r = await runReplay(db, { sessionId, strategy: 'dag' });
+    const e = r.timeline!.events[0];
+    const ctx = replayContextAt(db, r.runId, e.call);
+    expect(ctx.position).toBe(e.turn);
+    expect(ctx.summaries.map((s) => s.id).sort()).toEqual([...e.summaryIds].sort());
+    expect(ctx.messages.some((m) => m.origin.kind === 'summary')).toBe(true);
+    for (const m of ctx.messages) if (m.origin.kind === 'turn') expect(m.origin.position).toBeLessThan(e.turn);
+    expect(validateMessages(ctx.messages, 'openai')).toEqual([]);
+    expect(validateMessages(ctx.messages, 'anthropic')).toEqual([]);
+  });
+
+  it('the source baseline is Claude Code itself: its compaction at the call before turn 207, the estimate within 5% of its preTokens', async () => {
+    const t = (await runReplay(db, { sessionId, strategy: 'masking' })).timeline!;
+    const [ev] = t.baselines.source.events;
+    expect(ev.turn).toBe(207);
+    expect(ev.preTokens).toBe(167_094);
+    expect(Math.abs(ev.contextBefore - 167_094) / 167_094).toBeLessThan(0.05);
+    expect(t.baselines.source.totals.modelCalls).toBe(152);
+  });
+});
+
+describe('projected timeline (the window redraws it on every slider frame)', () => {
+  it('dag condenses past depth 1 on a long generated session, firing again and again', async () => {
+    const metas = syntheticSessionMetas(3000);
+    const r = await projectTimeline({ prepared: prepareStrategy('dag', {}), metas, model: { a: 20_000, b: 1 } });
+    expect(r.firings.length).toBeGreaterThan(5);
+    expect(Math.max(...r.firings.map((f) => f.maxDepth))).toBeGreaterThanOrEqual(2);
+    for (const c of r.calls) expect(c.contextTokens).toBeLessThanOrEqual(200_000);
+  });
+});
