@@ -36,7 +36,11 @@ function importedAtVersion(version: number, files: string[]): DB {
     const db = openDatabase(':memory:', { toVersion: version });
     db.prepare('ATTACH DATABASE ? AS src').run(file);
     for (const m of MIGRATIONS.filter((x) => x.version <= version)) {
-      for (const [, t] of m.sql.matchAll(/CREATE TABLE (\w+)/g)) db.exec(`INSERT INTO main.${t} SELECT * FROM src.${t}`);
+      for (const [, t] of m.sql.matchAll(/CREATE TABLE (\w+)/g)) {
+        // The older schema's columns only: later migrations add columns (004 adds runs.kind).
+        const cols = (db.prepare(`PRAGMA main.table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name).join(', ');
+        db.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}`);
+      }
     }
     db.exec('DETACH DATABASE src');
     return db;
