@@ -3,7 +3,7 @@
  * schemas), and the per-session model that turns a transcript size into the context the
  * model really received.
  *
- * Measured on real Claude Code sessions (/work/shared/MEASUREMENTS.md): a constant offset
+ * Measured on real Claude Code sessions (the spotter fixture and other sessions of the same tool version; figures in docs/importers.md): a constant offset
  * (reported − transcript at one call) is wrong by up to 2× elsewhere in the session,
  * because the provider's tokenizer counts more tokens than ours (o200k_base) for the same
  * text. So the model has a fixed part `a` and a ratio `b`:
