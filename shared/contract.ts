@@ -164,6 +164,8 @@ export type RunStatus = 'running' | 'completed' | 'skipped' | 'failed' | 'cancel
 export interface RunInfo {
   id: number;
   variantId: number;
+  /** 'pass': a compaction of the variant; 'replay': the session walked call by call. */
+  kind: 'pass' | 'replay';
   status: RunStatus;
   startedAt: string;
   endedAt: string | null;

@@ -174,6 +174,37 @@ export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, 
 
 const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** What a run's summarizer calls added up to. */
+export interface SummarizerCounters {
+  summarizerCalls: number;
+  cacheHits: number;
+  summariesRequested: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export const newCounters = (): SummarizerCounters => ({ summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+
+/** A PassContext's `summarize`: tier ladder + summary cache + semaphore, counted, cancellable. Passes and replays share it. */
+export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters }): PassContext['summarize'] {
+  const { counters, signal } = o;
+  return async (req, opts): Promise<TieredSummary> => {
+    // The extractive summarizer never awaits I/O: without a trip through the macrotask
+    // queue a worker running a long pass would never read its 'cancel' message.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted) throw abortError(signal);
+    counters.summariesRequested++;
+    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback });
+    counters.summarizerCalls += s.calls;
+    if (s.cacheHit) counters.cacheHits++;
+    counters.tokensIn += s.tokensIn;
+    counters.tokensOut += s.tokensOut;
+    counters.costUsd += s.costUsd;
+    return s;
+  };
+}
+
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
@@ -195,7 +226,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   setMaxListeners(0, signal);
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const started = Date.now();
-  const counters = { summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  const counters = newCounters();
   // Pre-stages (shared/strategies/mask-stage.ts): the pass plans on the staged view, as planPrepared does for the window.
   const metas = stageMetas(params, listTurnMetas(db, o.sessionId)) as TurnMeta[];
   const staged = params.preMaskWindow !== undefined && params.preMaskWindow >= 0;
@@ -231,20 +262,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     summarizer,
     concurrency: semaphore.limit,
     signal,
-    async summarize(req, opts): Promise<TieredSummary> {
-      // The extractive summarizer never awaits I/O: without a trip through the macrotask
-      // queue a worker running a long pass would never read its 'cancel' message.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (signal.aborted) throw abortError(signal);
-      counters.summariesRequested++;
-      const s = await summarizeWithTiers({ db, summarizer, request: req, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback });
-      counters.summarizerCalls += s.calls;
-      if (s.cacheHit) counters.cacheHits++;
-      counters.tokensIn += s.tokensIn;
-      counters.tokensOut += s.tokensOut;
-      counters.costUsd += s.costUsd;
-      return s;
-    },
+    summarize: summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters }),
     countTokens: count,
     progress(done, total, tokens, message) {
       o.onProgress?.({ runId, variantId: variant.id, done, total, tokens, message });

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareStrategy } from '../../shared/strategies/index.js';
+import { ReplayRunner, replayContextAt, replayTimeline } from './replays.js';
 import { resolveVariantFor } from '../engine/engine.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
@@ -85,6 +86,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   };
   const runner = new CompactionRunner({ db, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript: opts.workerScript ?? defaultWorkerScript(), emit });
   const settings = () => readSettings(db, opts.secrets);
+  const replays = new ReplayRunner(db, emit);
 
   const requireVariant = (variantId: number) => {
     const v = getVariant(db, variantId);
@@ -146,7 +148,15 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       const s = settings();
       return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency });
     },
-    cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) }),
+    cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) || replays.cancel(runId) }),
+    startReplay: async ({ sessionId, strategy, params, overheadTokens, commitDelayCalls }) => {
+      requireSession(db, sessionId);
+      prepareStrategy(strategy, params);
+      const s = settings();
+      return replays.start({ sessionId, strategy, params, overheadTokens, commitDelayCalls, summarizer: { ...s.summarizer, apiKey: opts.secrets.getApiKey() ?? undefined }, concurrency: s.concurrency });
+    },
+    getReplayRun: async ({ runId }) => replayTimeline(db, runId),
+    replayContextAt: async ({ runId, call }) => replayContextAt(db, runId, call),
     replay: async ({ variantId }) => {
       requireVariant(variantId);
       return replayFor(db, variantId);

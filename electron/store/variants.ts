@@ -87,8 +87,8 @@ export function setVariantState(db: DB, variantId: number, state: VariantState):
 
 // ---- runs ----
 
-export function startRun(db: DB, variantId: number, params: Record<string, unknown>): number {
-  return Number(db.prepare("INSERT INTO runs(variant_id, started_at, status, params) VALUES (?, ?, 'running', ?)").run(variantId, now(), stableJson(params)).lastInsertRowid);
+export function startRun(db: DB, variantId: number, params: Record<string, unknown>, kind: 'pass' | 'replay' = 'pass'): number {
+  return Number(db.prepare("INSERT INTO runs(variant_id, started_at, status, params, kind) VALUES (?, ?, 'running', ?, ?)").run(variantId, now(), stableJson(params), kind).lastInsertRowid);
 }
 
 export function finishRun(db: DB, runId: number, status: Exclude<RunStatus, 'running'>, stats: Record<string, unknown>, error: string | null = null): void {
@@ -100,11 +100,12 @@ export function addRunEvent(db: DB, runId: number, kind: string, data: Record<st
 }
 
 export function listRuns(db: DB, variantId: number): RunInfo[] {
-  const runs = db.prepare('SELECT * FROM runs WHERE variant_id = ? ORDER BY id').all(variantId) as Array<{ id: number; variant_id: number; status: RunStatus; started_at: string; ended_at: string | null; params: string; stats: string; error: string | null }>;
+  const runs = db.prepare('SELECT * FROM runs WHERE variant_id = ? ORDER BY id').all(variantId) as Array<{ id: number; variant_id: number; status: RunStatus; started_at: string; ended_at: string | null; params: string; stats: string; error: string | null; kind: 'pass' | 'replay' }>;
   const evStmt = db.prepare('SELECT at, kind, data FROM run_events WHERE run_id = ? ORDER BY id');
   return runs.map((r) => ({
     id: r.id,
     variantId: r.variant_id,
+    kind: r.kind,
     status: r.status,
     startedAt: r.started_at,
     endedAt: r.ended_at,
@@ -182,11 +183,21 @@ interface SummaryRow {
   created_at: string;
 }
 
+/** The variant's own summaries (a replay's are separate: listReplaySummaries). */
 export function listSummaries(db: DB, variantId: number): SummaryInfo[] {
-  const rows = db.prepare('SELECT * FROM summaries WHERE variant_id = ? ORDER BY first_position, depth, id').all(variantId) as SummaryRow[];
+  return summariesWhere(db, 's.variant_id = ? AND s.replay_run_id IS NULL', variantId);
+}
+
+/** The summaries one replay run made, with the call each was made at (`callIndex`) and folded at (`compactedAtCall`). */
+export function listReplaySummaries(db: DB, runId: number): Array<SummaryInfo & { callIndex: number; compactedAtCall: number | null }> {
+  return summariesWhere(db, 's.replay_run_id = ?', runId) as Array<SummaryInfo & { callIndex: number; compactedAtCall: number | null }>;
+}
+
+function summariesWhere(db: DB, where: string, arg: number): SummaryInfo[] {
+  const rows = db.prepare(`SELECT * FROM summaries s WHERE ${where} ORDER BY first_position, depth, id`).all(arg) as Array<SummaryRow & { call_index: number | null; compacted_at_call: number | null }>;
   const edges = db
-    .prepare('SELECT ss.summary_id, ss.turn_id, ss.child_summary_id FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id WHERE s.variant_id = ? ORDER BY ss.summary_id, ss.ord')
-    .all(variantId) as Array<{ summary_id: number; turn_id: number | null; child_summary_id: number | null }>;
+    .prepare(`SELECT ss.summary_id, ss.turn_id, ss.child_summary_id FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id WHERE ${where} ORDER BY ss.summary_id, ss.ord`)
+    .all(arg) as Array<{ summary_id: number; turn_id: number | null; child_summary_id: number | null }>;
   const turnIds = new Map<number, number[]>();
   const childIds = new Map<number, number[]>();
   for (const e of edges) {
@@ -212,6 +223,7 @@ export function listSummaries(db: DB, variantId: number): SummaryInfo[] {
     childIds: childIds.get(r.id) ?? [],
     turnIds: turnIds.get(r.id) ?? [],
     createdAt: r.created_at,
+    ...(r.call_index !== null ? { callIndex: r.call_index, compactedAtCall: r.compacted_at_call } : {}),
   }));
 }
 

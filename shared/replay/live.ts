@@ -71,7 +71,21 @@ export interface LiveFiring {
   /** Deepest summary created. */
   maxDepth: number;
   stats: Record<string, unknown>;
+  /** What the firing's summarizer calls cost (from LiveOptions.work; zeros when not measured). */
+  work: LiveWork;
+  /** The variant's strategy state right after the firing (what the view needs from then on). */
+  state: VariantState;
 }
+
+export interface LiveWork {
+  summarizerCalls: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  latencyMs: number;
+}
+
+const NO_WORK: LiveWork = { summarizerCalls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0 };
 
 export interface LiveOptions {
   prepared: PreparedStrategy;
@@ -86,6 +100,8 @@ export interface LiveOptions {
   commitDelayCalls?: number;
   signal?: AbortSignalLike;
   onProgress?(done: number, total: number, firings: number): void;
+  /** Running totals of the summarizer's work; a firing records the difference. */
+  work?(): LiveWork;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
   beforeCall?(call: number): Promise<void> | void;
 }
@@ -169,7 +185,11 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     store.callIndex = k;
     const overhead = contextOf(model, view + (tokenPrefix[end] - tokenPrefix[lastEnd])) - (view + (tokenPrefix[end] - tokenPrefix[lastEnd]));
     const ctx = o.context(end, stageMetas(prepared.params, prefix) as TurnMeta[], overhead, pending !== null);
+    const w0 = o.work?.() ?? NO_WORK;
+    const started = Date.now();
     const outcome = await work(ctx);
+    const w1 = o.work?.() ?? NO_WORK;
+    const spent: LiveWork = { summarizerCalls: w1.summarizerCalls - w0.summarizerCalls, tokensIn: w1.tokensIn - w0.tokensIn, tokensOut: w1.tokensOut - w0.tokensOut, costUsd: w1.costUsd - w0.costUsd, latencyMs: o.work ? Date.now() - started : 0 };
     const changes = store.takeChanges();
     const after = store.state();
     const changed = changes.created.length > 0 || changes.compacted.length > 0 || after !== before;
@@ -188,6 +208,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       compacted: changes.compacted,
       maxDepth,
       stats: outcome.stats,
+      work: spent,
+      state: after,
     });
     return { changedAt: firstChanged(changes.created, changes.compacted, before, after), outcome };
   };

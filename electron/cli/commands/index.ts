@@ -19,6 +19,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   compact: () => import('./compact.js'),
   variants: () => import('./variants.js'),
   export: () => import('./export.js'),
+  replay: () => import('./replay.js'),
 };
 
 /** The command named `name`, or null when there is none. */

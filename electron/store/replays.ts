@@ -1,0 +1,61 @@
+/**
+ * Replay runs' rows (migration 004): the summaries a replay made, written in one
+ * transaction when it completes, and its timeline document.
+ */
+import type { DB } from './db.js';
+import type { ReplayTimeline } from '../../shared/contract.js';
+import type { MemorySummary } from '../../shared/replay/memory-store.js';
+import type { VariantState } from '../../shared/strategies/types.js';
+
+const now = () => new Date().toISOString();
+
+/**
+ * Inserts a replay's summaries (ids remapped from the in-memory store's) with their
+ * edges, the call each was made at and the call each was folded at.
+ * Returns memory id -> stored id.
+ */
+export function insertReplaySummaries(db: DB, o: { variantId: number; runId: number; summaries: readonly MemorySummary[]; compactedAtCall: ReadonlyMap<number, number> }): Map<number, number> {
+  const ids = new Map<number, number>();
+  const insert = db.prepare(
+    'INSERT INTO summaries(variant_id, run_id, replay_run_id, call_index, compacted_at_call, kind, depth, text, token_count, tier, model, prompt_version, cache_key, cache_hit, compacted, first_position, last_position, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  );
+  const edge = db.prepare('INSERT INTO summary_sources(summary_id, ord, turn_id, child_summary_id) VALUES (?,?,?,?)');
+  const at = now();
+  // Memory ids grow with creation, so children are always inserted before their parents.
+  for (const s of [...o.summaries].sort((a, b) => a.id - b.id)) {
+    const folded = o.compactedAtCall.get(s.id) ?? null;
+    const id = Number(
+      insert.run(o.variantId, o.runId, o.runId, s.callIndex, folded, s.kind, s.depth, s.text, s.tokenCount, s.tier, s.model, s.promptVersion, s.cacheKey, s.cacheHit ? 1 : 0, s.compacted ? 1 : 0, s.firstPosition, s.lastPosition, at).lastInsertRowid,
+    );
+    ids.set(s.id, id);
+    let ord = 0;
+    for (const t of s.turnIds ?? []) edge.run(id, ord++, t, null);
+    for (const c of s.childIds) edge.run(id, ord++, null, ids.get(c) ?? null);
+  }
+  return ids;
+}
+
+export function saveReplayTimeline(db: DB, runId: number, timeline: ReplayTimeline): void {
+  db.prepare('INSERT OR REPLACE INTO replay_timelines(run_id, timeline) VALUES (?, ?)').run(runId, JSON.stringify(timeline));
+}
+
+export function getReplayTimeline(db: DB, runId: number): ReplayTimeline | null {
+  const row = db.prepare('SELECT timeline FROM replay_timelines WHERE run_id = ?').get(runId) as { timeline: string } | undefined;
+  return row ? (JSON.parse(row.timeline) as ReplayTimeline) : null;
+}
+
+export function getRunRow(db: DB, runId: number): { id: number; variantId: number; kind: 'pass' | 'replay'; status: string } | null {
+  const r = db.prepare('SELECT id, variant_id, kind, status FROM runs WHERE id = ?').get(runId) as { id: number; variant_id: number; kind: 'pass' | 'replay'; status: string } | undefined;
+  return r ? { id: r.id, variantId: r.variant_id, kind: r.kind, status: r.status } : null;
+}
+
+/** The strategy state a replay had at a call: the state after the last firing at or before it ({} before any). */
+export function replayStateAt(db: DB, runId: number, call: number): VariantState {
+  const rows = db.prepare("SELECT data FROM run_events WHERE run_id = ? AND kind = 'firing' ORDER BY id").all(runId) as Array<{ data: string }>;
+  let state: VariantState = {};
+  for (const r of rows) {
+    const d = JSON.parse(r.data) as { call: number; state?: VariantState };
+    if (d.call <= call && d.state) state = d.state;
+  }
+  return state;
+}
