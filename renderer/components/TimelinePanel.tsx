@@ -50,7 +50,7 @@ function buildOptions(view: TimelineView, t: ChartTheme, selectedRef: React.RefO
     axes: [
       { stroke: t.muted, grid: { show: false }, ticks: { stroke: t.grid, width: 1 }, font: '11px sans-serif', size: 28, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')) },
       axis('tok', 3, formatCompact),
-      axis('usd', 1, (v) => formatUsd(v)),
+      { ...axis('usd', 1, (v) => formatUsd(v)), show: view.cumulativeCost !== null },
     ],
     series: [
       {},
@@ -86,7 +86,9 @@ function buildOptions(view: TimelineView, t: ChartTheme, selectedRef: React.RefO
 
 function chartData(v: TimelineView): uPlot.AlignedData {
   const x = Array.from({ length: v.calls }, (_, i) => i);
-  const firing = v.context.map((c, i) => (v.fired[i] ? c : null));
+  // A firing's marker sits where the trigger saw the context (before the pass), the top of the drop.
+  const firing: Array<number | null> = v.context.map((c, i) => (v.fired[i] ? c : null));
+  for (const e of v.events) if (e.call >= 0 && e.call < v.calls) firing[e.call] = Math.max(firing[e.call] ?? 0, e.contextBefore);
   const lines = v.lines.map((l) => x.map(() => l.tokens));
   const cost = v.cumulativeCost ?? x.map(() => null);
   return [x, v.context, v.none, v.recorded, firing, ...lines, cost] as uPlot.AlignedData;
@@ -113,13 +115,20 @@ function Legend({ view }: { view: TimelineView }) {
 
 function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; label: string }) {
   const events = view.events.filter((e) => e.call === idx);
+  const recorded = view.recorded[idx];
   return (
     <div className="timeline-readout mono" data-testid={label === 'selected' ? 'timeline-selected' : 'timeline-hover'} data-call={idx}>
-      <span className="muted">{label}</span> <b>call {idx}</b> · turn {view.position[idx]} · context <b>{formatInt(view.context[idx])}</b>
-      {view.cacheRead ? <> · cache read {formatInt(view.cacheRead[idx])} · write {formatInt(view.cacheWrite?.[idx] ?? 0)}</> : null}
-      {view.costUsd ? <> · cost {formatUsd(view.costUsd[idx])} (Σ {formatUsd(view.cumulativeCost?.[idx])})</> : null}
-      {' '}· no compaction {formatInt(view.none[idx])}
-      {view.recorded[idx] !== null ? <> · recorded {formatInt(view.recorded[idx]!)}</> : null}
+      <span className="muted">{label}</span>
+      <b>call {idx}</b>
+      <span>· turn {view.position[idx]}</span>
+      <span>
+        · context <b>{formatInt(view.context[idx])}</b>
+      </span>
+      {view.cacheRead ? <span>· cache read {formatInt(view.cacheRead[idx])}</span> : null}
+      {view.cacheWrite ? <span>· write {formatInt(view.cacheWrite[idx])}</span> : null}
+      {view.costUsd ? <span>· cost {formatUsd(view.costUsd[idx])} (Σ {formatUsd(view.cumulativeCost?.[idx])})</span> : null}
+      <span className="muted">· no compaction {formatInt(view.none[idx])}</span>
+      {recorded !== null && recorded !== undefined ? <span className="muted">· recorded {formatInt(recorded)}</span> : null}
       {events.map((e) => (
         <span key={`${e.kind}${e.call}`} className="chip chip-fire">
           {e.kind === 'fire' ? 'fired' : 'committed'}: {formatCompact(e.contextBefore)} → {formatCompact(e.contextAfter)}
