@@ -15,6 +15,7 @@ import { RunsPanel } from './components/RunsPanel.js';
 import { SessionsSidebar } from './components/SessionsSidebar.js';
 import { SettingsDialog } from './components/SettingsDialog.js';
 import { StrategyPanel } from './components/StrategyPanel.js';
+import { TimelinePanel } from './components/TimelinePanel.js';
 import { TurnList } from './components/TurnList.js';
 import { useShortcuts } from './hooks/use-shortcuts.js';
 import { useStudioCommands, useStudioEvents } from './hooks/use-studio-actions.js';
@@ -28,6 +29,7 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'dag', label: 'DAG' },
   { id: 'context', label: 'Context' },
   { id: 'runs', label: 'Runs' },
+  { id: 'timeline', label: 'Timeline' },
 ];
 
 /** The plan only masks or drops turns: masking, window, forgetting. */
@@ -49,7 +51,7 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
         ))}
       </div>
       <div className="pane-body">
-        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
+        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
@@ -59,6 +61,8 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
             </div>
           ) : tab === 'context' ? (
             <ContextView wb={wb} />
+          ) : tab === 'timeline' ? (
+            <TimelinePanel wb={wb} />
           ) : (
             <RunsPanel wb={wb} />
           )}

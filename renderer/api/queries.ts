@@ -36,6 +36,9 @@ export const keys = {
   summaries: (variantId: number) => ['summaries', variantId] as const,
   runs: (variantId: number) => ['runs', variantId] as const,
   replay: (variantId: number) => ['replay', variantId] as const,
+  sessionUsage: (sessionId: number) => ['sessionUsage', sessionId] as const,
+  replayRun: (runId: number) => ['replayRun', runId] as const,
+  replayContextAt: (runId: number, call: number) => ['replayContextAt', runId, call] as const,
   settings: ['settings'] as const,
 };
 
@@ -138,6 +141,41 @@ export function useReplay(variantId: number | null, enabled: boolean) {
     queryKey: keys.replay(variantId ?? 0),
     queryFn: () => api.replay({ variantId: variantId! }),
     enabled: enabled && variantId !== null,
+    retry: false,
+  });
+}
+
+/** The source's reported usage per call and the overhead fit: immutable once imported. */
+export function useSessionUsage(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.sessionUsage(sessionId ?? 0),
+    queryFn: () => api.sessionUsage({ sessionId: sessionId! }),
+    enabled: sessionId !== null,
+    staleTime: Infinity,
+    retry: false,
+  });
+}
+
+/** A replay run's timeline (per call context and cost, firings, totals, baselines); refetched when the run finishes. */
+export function useReplayRun(runId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.replayRun(runId ?? 0),
+    queryFn: () => api.getReplayRun({ runId: runId! }),
+    enabled: runId !== null,
+    retry: false,
+  });
+}
+
+/** What the model saw at one call of a finished replay, and the summaries made there. */
+export function useReplayContextAt(runId: number | null, call: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.replayContextAt(runId ?? 0, call ?? -1),
+    queryFn: () => api.replayContextAt({ runId: runId!, call: call! }),
+    enabled: runId !== null && call !== null,
+    staleTime: Infinity,
     retry: false,
   });
 }

@@ -64,21 +64,11 @@ const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: 
 /** One empty list while the replay loads, so `byOrigin` below is not recomputed on every render. */
 const NO_MESSAGES: ReplayMessage[] = [];
 
-export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) {
-  const replay = useReplay(wb.variant?.id ?? null, true);
+/** The messages of a replay, virtualized, each row opening to its blocks (also the Timeline's context as of a call). */
+export const ContextMessages = memo(function ContextMessages({ messages }: { messages: readonly ReplayMessage[] }) {
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const scrollRef = useRef<HTMLDivElement>(null);
-  const messages = replay.data?.messages ?? NO_MESSAGES;
   const virtualizer = useVirtualizer({ count: messages.length, getScrollElement: () => scrollRef.current, estimateSize: () => 30, overscan: 10 });
-  const byOrigin = useMemo(() => {
-    const sums = { turn: 0, summary: 0, synthetic: 0 };
-    const counts = { turn: 0, summary: 0, synthetic: 0 };
-    for (const m of messages) {
-      sums[m.origin.kind] += m.tokens;
-      counts[m.origin.kind]++;
-    }
-    return { sums, counts };
-  }, [messages]);
   const toggle = useCallback(
     (i: number) =>
       setOpen((prev) => {
@@ -89,6 +79,34 @@ export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) 
       }),
     [],
   );
+  return (
+    <div className="context-scroll" ref={scrollRef}>
+      <div className="turn-canvas" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => (
+          <div key={item.key} className="turn-item" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+            <ContextRow index={item.index} message={messages[item.index]} open={open.has(item.index)} onToggle={toggle} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+});
+
+/** Tokens and counts per origin kind (turns, summaries, synthetic). */
+export function tokensByOrigin(messages: readonly ReplayMessage[]) {
+  const sums = { turn: 0, summary: 0, synthetic: 0 };
+  const counts = { turn: 0, summary: 0, synthetic: 0 };
+  for (const m of messages) {
+    sums[m.origin.kind] += m.tokens;
+    counts[m.origin.kind]++;
+  }
+  return { sums, counts };
+}
+
+export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) {
+  const replay = useReplay(wb.variant?.id ?? null, true);
+  const messages = replay.data?.messages ?? NO_MESSAGES;
+  const byOrigin = useMemo(() => tokensByOrigin(messages), [messages]);
 
   let status: React.ReactNode = null;
   if (!wb.session) status = 'Select a session.';
@@ -109,15 +127,7 @@ export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) 
         </div>
       ) : null}
       {status ? <div className="empty-state">{status}</div> : null}
-      <div className="context-scroll" ref={scrollRef}>
-        <div className="turn-canvas" style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((item) => (
-            <div key={item.key} className="turn-item" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
-              <ContextRow index={item.index} message={messages[item.index]} open={open.has(item.index)} onToggle={toggle} />
-            </div>
-          ))}
-        </div>
-      </div>
+      <ContextMessages messages={messages} />
     </div>
   );
 });

@@ -28,7 +28,7 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
     <div className={`progress progress-${run.status}`} data-testid="compaction-progress" data-status={run.status} data-done={run.done} data-total={run.total} role="status" aria-live="polite">
       <div className="progress-text">
         <span className="progress-title" title={`Run #${run.runId}${!running ? ` took ${formatDuration(elapsed)}` : ''}${run.message ? `: ${run.message}` : ''}`}>
-          #{run.runId} <span className="progress-status">{running ? (run.cancelling ? 'cancelling…' : 'compacting') : run.status}</span>
+          #{run.runId} <span className="progress-status">{running ? (run.cancelling ? 'cancelling…' : run.kind === 'replay' ? 'replaying' : 'compacting') : run.status}</span>
         </span>
         <span className="mono" data-testid="compaction-progress-count">
           {formatInt(run.done)}/{formatInt(run.total)}
@@ -101,7 +101,10 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
           <span className="check-text">only if triggered</span>
         </label>
         <button type="button" className="btn btn-primary" data-testid="compact-button" disabled={!hasSession || running} onClick={() => void commands.compact()} title={`Run a pass for this variant (${MOD}Enter)`}>
-          {running ? 'Compacting…' : 'Compact'}
+          {running && activeRun?.kind !== 'replay' ? 'Compacting…' : 'Compact'}
+        </button>
+        <button type="button" className="btn" data-testid="replay-button" disabled={!hasSession || running} onClick={() => void commands.replay()} title="Replay the session model call by call under this variant: the trigger is checked before every call and the pass fires where it would have, live">
+          {running && activeRun?.kind === 'replay' ? 'Replaying…' : 'Replay'}
         </button>
         <span className="divider" aria-hidden="true" />
         <select aria-label="Export format" data-testid="export-format" value={exportFormat} onChange={(e) => actions.setExportFormat(e.currentTarget.value as ExportFormat)}>

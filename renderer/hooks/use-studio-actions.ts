@@ -65,7 +65,9 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           }
           actions.updateActiveRun(event.runId, { status: event.status, stats: event.stats, error: event.error, endedAt: Date.now(), done: run.total > 0 && event.status === 'completed' ? run.total : run.done });
           invalidateVariantData(client, run.sessionId, event.variantId);
-          if (event.status === 'completed') actions.notify({ kind: 'success', title: `Run #${event.runId} completed`, message: statsLine(event.stats) || undefined });
+          void client.invalidateQueries({ queryKey: keys.replayRun(event.runId) });
+          const what = run.kind === 'replay' ? 'Replay' : 'Run';
+          if (event.status === 'completed') actions.notify({ kind: 'success', title: `${what} #${event.runId} completed`, message: run.kind === 'replay' ? undefined : statsLine(event.stats) || undefined });
           else if (event.status === 'skipped') actions.notify({ kind: 'info', title: `Run #${event.runId} skipped`, message: typeof event.stats.reason === 'string' ? event.stats.reason : (event.error ?? undefined) });
           else if (event.status === 'cancelled') actions.notify({ kind: 'info', title: `Run #${event.runId} cancelled` });
           else if (event.status === 'failed') actions.notify({ kind: 'error', title: `Run #${event.runId} failed`, message: event.error ?? undefined });
@@ -119,6 +121,8 @@ function download(fileName: string, mimeType: string, content: string): void {
 export interface StudioCommands {
   importFiles(files: readonly File[]): Promise<void>;
   compact(): Promise<void>;
+  /** Replays the session call by call under the current strategy and parameters (run kind 'replay'). */
+  replay(): Promise<void>;
   cancel(): Promise<void>;
   exportCurrent(): Promise<void>;
 }
@@ -188,6 +192,21 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     }
   }, [api, client, sessionId, strategy, params]);
 
+  const { paramsKey } = wb;
+  const replay = useCallback(async () => {
+    if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to replay' });
+    const running = studioStore.getState().activeRun;
+    if (running && running.status === 'running') return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
+    try {
+      const { runId, variantId } = await api.startReplay({ sessionId, strategy, params });
+      actions.setLastReplay({ runId, variantId, sessionId, strategy, paramsKey });
+      actions.setActiveRun({ runId, variantId, sessionId, strategy, kind: 'replay', done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
+      if (studioStore.getState().tab !== 'timeline') actions.setTab('timeline');
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Could not start the replay', message: (err as Error).message });
+    }
+  }, [api, sessionId, strategy, params, paramsKey]);
+
   const cancel = useCallback(async () => {
     const run = studioStore.getState().activeRun;
     if (!run || run.status !== 'running' || run.cancelling) return;
@@ -223,5 +242,5 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     }
   }, [api, transport, sessionId, strategy, params, variant]);
 
-  return { importFiles, compact, cancel, exportCurrent };
+  return { importFiles, compact, replay, cancel, exportCurrent };
 }

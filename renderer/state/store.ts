@@ -9,10 +9,12 @@ import type { RunStatus } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
-export type PanelTab = 'dag' | 'context' | 'runs';
+export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline';
 
 export interface ActiveRun {
   runId: number;
+  /** A compaction pass (Compact) or a call-by-call replay (Replay). Default 'pass'. */
+  kind?: 'pass' | 'replay';
   variantId: number;
   sessionId: number;
   strategy: StrategyName;
@@ -53,6 +55,10 @@ export interface StudioState {
   /** A turn the user jumped to (search hit, "go to"): outlined in the list. */
   focusedPosition: number | null;
   activeRun: ActiveRun | null;
+  /** The latest replay started from the window: the timeline shows it while session, strategy and parameters match. */
+  lastReplay: { runId: number; variantId: number; sessionId: number; strategy: StrategyName; paramsKey: string } | null;
+  /** The model call selected on the timeline. */
+  timelineCall: number | null;
   notices: Notice[];
   exportFormat: ExportFormat;
   settingsOpen: boolean;
@@ -90,6 +96,8 @@ function createStudioStore() {
     scrollRequest: null,
     focusedPosition: null,
     activeRun: null,
+    lastReplay: null,
+    timelineCall: null,
     notices: [],
     exportFormat: persisted.exportFormat ?? 'openai',
     settingsOpen: false,
@@ -130,7 +138,7 @@ function createStudioStore() {
     set,
     actions: {
       selectSession(sessionId: number | null) {
-        set({ sessionId, selection: null, expanded: new Set(), scrollRequest: null, focusedPosition: null });
+        set({ sessionId, selection: null, timelineCall: null, expanded: new Set(), scrollRequest: null, focusedPosition: null });
       },
       setStrategy(strategy: StrategyName) {
         set({ strategy, selection: null });
@@ -177,6 +185,12 @@ function createStudioStore() {
       },
       updateActiveRun(runId: number, patch: Partial<ActiveRun>) {
         set((s) => (s.activeRun && s.activeRun.runId === runId ? { activeRun: { ...s.activeRun, ...patch } } : {}));
+      },
+      setLastReplay(lastReplay: StudioState['lastReplay']) {
+        set({ lastReplay, timelineCall: null });
+      },
+      selectTimelineCall(timelineCall: number | null) {
+        set({ timelineCall });
       },
       setExportFormat(exportFormat: ExportFormat) {
         set({ exportFormat });

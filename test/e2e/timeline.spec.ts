@@ -1,0 +1,101 @@
+/**
+ * The Timeline panel end to end, in Chromium against browser mode on a temporary database:
+ * the real spotter transcript, its projected timeline, a real Replay (progress, finished
+ * timeline with firing markers), a firing clicked → the context as of that call checked
+ * against the replayContextAt API, a click on the chart itself, the rolling strategy's note,
+ * and the layout at 1000×700. Screens in both themes under test-results/screenshots/.
+ */
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { OperationResults } from '../../shared/contract.js';
+import { FIXTURES, snap, startStudio, watchPageProblems, type Studio } from './studio.js';
+
+/** 306 turns, 152 model calls, one automatic compaction recorded by Claude Code. */
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+
+let studio: Studio;
+test.describe.configure({ mode: 'serial' });
+test.beforeAll(async () => {
+  studio = await startStudio();
+});
+test.afterAll(async () => {
+  await studio?.stop();
+});
+
+test('timeline: projected, then a real replay; a firing opens the context as of that call', async ({ page }) => {
+  const problems = watchPageProblems(page);
+  await page.goto(studio.url);
+  await page.getByTestId('import-input').setInputFiles(SPOTTER);
+  await expect(page.getByTestId('session-item').first()).toContainText('306 turns');
+  await expect(page.getByTestId('turn-row').first()).toHaveAttribute('data-turn-index', '0');
+  await expect(page.getByTestId('strategy-select')).toHaveValue('dag');
+
+  // Before any replay: the projected timeline of the slider parameters.
+  await page.getByTestId('tab-timeline').click();
+  const panel = page.getByTestId('timeline-panel');
+  await expect(panel).toHaveAttribute('data-kind', 'projected');
+  await expect(panel).toHaveAttribute('data-calls', '152');
+  await expect(page.getByTestId('timeline-kind')).toHaveText('projected');
+  await expect(page.locator('[data-testid=timeline-chart] canvas')).toHaveCount(1);
+  await expect(page.getByTestId('timeline-totals-variant')).toBeVisible();
+  await expect(page.getByTestId('timeline-totals-none')).toBeVisible();
+  await snap(page, '20-timeline-projected');
+
+  // Replay for real: the header's progress, then the finished run's timeline.
+  await page.getByTestId('replay-button').click();
+  await expect(page.getByTestId('compaction-progress')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  await expect(panel).toHaveAttribute('data-kind', 'replay');
+  await expect(panel).toHaveAttribute('data-status', 'completed');
+  const runId = Number(await panel.getAttribute('data-run-id'));
+  expect(runId).toBeGreaterThan(0);
+  const timeline = await studio.call<OperationResults['getReplayRun']>('getReplayRun', { runId });
+  const fires = timeline.events.filter((e) => e.kind === 'fire');
+  expect(fires.length).toBeGreaterThan(0);
+  await expect(panel).toHaveAttribute('data-firings', String(fires.length));
+  expect(Number(await panel.getAttribute('data-firings'))).toBeGreaterThan(0);
+  await expect(panel).toHaveAttribute('data-calls', String(timeline.calls.context.length));
+  await expect(page.getByTestId('timeline-firing')).toHaveCount(timeline.events.length);
+  await expect(page.getByTestId('timeline-totals-source')).toBeVisible();
+  await expect(page.getByTestId('timeline-totals-variant')).toContainText(String(timeline.totals.modelCalls));
+
+  // Click the first firing: the context as of that call, as the API reports it.
+  const first = fires[0];
+  await page.locator(`[data-testid=timeline-firing][data-call="${first.call}"]`).click();
+  const at = await studio.call<OperationResults['replayContextAt']>('replayContextAt', { runId, call: first.call });
+  const ctx = page.getByTestId('timeline-call-context');
+  await expect(ctx).toHaveAttribute('data-call', String(first.call));
+  await expect(ctx).toHaveAttribute('data-position', String(at.position));
+  await expect(ctx).toHaveAttribute('data-message-count', String(at.messages.length));
+  await expect(ctx).toHaveAttribute('data-summaries', String(at.summaries.length));
+  expect(at.summaries.length).toBeGreaterThan(0);
+  await expect(ctx.locator('[data-testid=context-message][data-origin=summary]').first()).toBeVisible();
+  await expect(page.getByTestId('timeline-call-summaries')).toContainText(`s${at.summaries[0].id}`);
+  await expect(page.getByTestId('timeline-selected')).toHaveAttribute('data-call', String(first.call));
+  await snap(page, '21-timeline-replay-firing');
+
+  // Hover and click on the chart itself: the readout, then the call under the cursor.
+  const over = page.locator('[data-testid=timeline-chart] .u-over');
+  const box = (await over.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
+  await expect(page.getByTestId('timeline-hover')).toBeVisible();
+  await snap(page, '22-timeline-hover');
+  await page.mouse.click(box.x + box.width * 0.25, box.y + box.height / 2);
+  const clicked = Number(await page.getByTestId('timeline-hover').getAttribute('data-call'));
+  await expect(ctx).toHaveAttribute('data-call', String(clicked));
+  expect(clicked).toBeLessThan(first.call + 1);
+
+  // A smaller window keeps the panel usable.
+  await page.setViewportSize({ width: 1000, height: 700 });
+  await page.mouse.move(5, 5);
+  await expect(panel).toBeVisible();
+  await snap(page, '23-timeline-1000x700');
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // rolling: manual in its design, so the timeline says how its replay fires.
+  await page.getByTestId('strategy-select').selectOption('rolling');
+  await expect(panel).toHaveAttribute('data-kind', 'projected');
+  await expect(page.getByTestId('timeline-note')).toContainText('manual');
+  await snap(page, '24-timeline-rolling-note');
+
+  expect(problems).toEqual([]);
+});
