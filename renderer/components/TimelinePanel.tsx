@@ -140,6 +140,7 @@ function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; la
 
 function Totals({ view }: { view: TimelineView }) {
   return (
+    <div className="timeline-totals-scroll">
     <table className="timeline-totals" data-testid="timeline-totals">
       <thead>
         <tr>
@@ -168,6 +169,7 @@ function Totals({ view }: { view: TimelineView }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
@@ -218,6 +220,12 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
   const { view, stale, error, replayPending } = useTimeline(wb);
   const selected = useStudio((s) => s.timelineCall);
   const [hover, setHover] = useState<number | null>(null);
+  const selectionRef = useRef<HTMLDivElement>(null);
+  /** A firing picked from the list: select its call and bring the context as of that call into view. */
+  const pickFiring = useCallback((call: number) => {
+    actions.selectTimelineCall(call);
+    requestAnimationFrame(() => selectionRef.current?.scrollIntoView({ block: 'start' }));
+  }, []);
   const selectedRef = useRef<number | null>(selected);
   selectedRef.current = selected;
 
@@ -267,14 +275,14 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
             data-call={e.call}
             data-kind={e.kind}
             title={`${e.kind === 'fire' ? 'Fired' : 'Deferred work committed'} at call ${e.call} (turn ${e.position})${e.reason ? `: ${e.reason}` : ''} · ${formatInt(e.contextBefore)} → ${formatInt(e.contextAfter)} tokens · ${e.summaries} summaries · depth ${e.maxDepth}${e.costUsd !== null ? ` · ${formatUsd(e.costUsd)}` : ''}`}
-            onClick={() => actions.selectTimelineCall(e.call)}
+            onClick={() => pickFiring(e.call)}
           >
             #{e.call} <span className="muted">{formatCompact(e.contextBefore)}→{formatCompact(e.contextAfter)}</span>
           </button>
         ))}
       </div>
       {sel !== null ? (
-        <div className="timeline-selection">
+        <div className="timeline-selection" ref={selectionRef}>
           <div className="timeline-selection-head">
             <span className="section-title">Call {sel}</span>
             <button type="button" className="btn btn-ghost btn-small" onClick={() => actions.selectTimelineCall(null)} aria-label="Close the call">
