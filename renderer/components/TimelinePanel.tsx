@@ -6,7 +6,7 @@
  * Hover reads a call's numbers; a click (on the chart or on a firing below it) selects the
  * call: the context the model received AS OF THAT CALL and the summaries made there.
  */
-import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 import { useReplayContextAt } from '../api/queries.js';
 import { formatCompact, formatInt } from '../format.js';
@@ -173,8 +173,12 @@ function Totals({ view }: { view: TimelineView }) {
   );
 }
 
-function CallContext({ view, call }: { view: TimelineView; call: number }) {
+function CallContext({ view, call, onShown }: { view: TimelineView; call: number; onShown(): void }) {
   const at = useReplayContextAt(view.kind === 'replay' ? view.runId : null, call);
+  const shown = view.kind === 'projected' || at.data !== undefined || at.error !== null;
+  useEffect(() => {
+    if (shown) onShown();
+  }, [shown, call, onShown]);
   const messages = at.data?.messages;
   const byOrigin = useMemo(() => (messages ? tokensByOrigin(messages) : null), [messages]);
   if (view.kind === 'projected') {
@@ -222,8 +226,15 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
   const [hover, setHover] = useState<number | null>(null);
   const selectionRef = useRef<HTMLDivElement>(null);
   /** A firing picked from the list: select its call and bring the context as of that call into view. */
+  const scrollPending = useRef(false);
   const pickFiring = useCallback((call: number) => {
+    scrollPending.current = true;
     actions.selectTimelineCall(call);
+  }, []);
+  // Once its context has loaded (it sets the section's height), not before.
+  const onContextShown = useCallback(() => {
+    if (!scrollPending.current) return;
+    scrollPending.current = false;
     requestAnimationFrame(() => selectionRef.current?.scrollIntoView({ block: 'start' }));
   }, []);
   const selectedRef = useRef<number | null>(selected);
@@ -289,7 +300,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
               ✕
             </button>
           </div>
-          <CallContext view={view} call={sel} />
+          <CallContext view={view} call={sel} onShown={onContextShown} />
         </div>
       ) : null}
     </div>
