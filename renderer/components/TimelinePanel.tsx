@@ -6,7 +6,7 @@
  * Hover reads a call's numbers; a click (on the chart or on a firing below it) selects the
  * call: the context the model received AS OF THAT CALL and the summaries made there.
  */
-import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 import { useReplayContextAt } from '../api/queries.js';
 import { formatCompact, formatInt } from '../format.js';
@@ -140,6 +140,7 @@ function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; la
 
 function Totals({ view }: { view: TimelineView }) {
   return (
+    <div className="timeline-totals-scroll">
     <table className="timeline-totals" data-testid="timeline-totals">
       <thead>
         <tr>
@@ -168,11 +169,16 @@ function Totals({ view }: { view: TimelineView }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
-function CallContext({ view, call }: { view: TimelineView; call: number }) {
+function CallContext({ view, call, onShown }: { view: TimelineView; call: number; onShown(): void }) {
   const at = useReplayContextAt(view.kind === 'replay' ? view.runId : null, call);
+  const shown = view.kind === 'projected' || at.data !== undefined || at.error !== null;
+  useEffect(() => {
+    if (shown) onShown();
+  }, [shown, call, onShown]);
   const messages = at.data?.messages;
   const byOrigin = useMemo(() => (messages ? tokensByOrigin(messages) : null), [messages]);
   if (view.kind === 'projected') {
@@ -218,6 +224,19 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
   const { view, stale, error, replayPending } = useTimeline(wb);
   const selected = useStudio((s) => s.timelineCall);
   const [hover, setHover] = useState<number | null>(null);
+  const selectionRef = useRef<HTMLDivElement>(null);
+  /** A firing picked from the list: select its call and bring the context as of that call into view. */
+  const scrollPending = useRef(false);
+  const pickFiring = useCallback((call: number) => {
+    scrollPending.current = true;
+    actions.selectTimelineCall(call);
+  }, []);
+  // Once its context has loaded (it sets the section's height), not before.
+  const onContextShown = useCallback(() => {
+    if (!scrollPending.current) return;
+    scrollPending.current = false;
+    requestAnimationFrame(() => selectionRef.current?.scrollIntoView({ block: 'start' }));
+  }, []);
   const selectedRef = useRef<number | null>(selected);
   selectedRef.current = selected;
 
@@ -267,21 +286,21 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
             data-call={e.call}
             data-kind={e.kind}
             title={`${e.kind === 'fire' ? 'Fired' : 'Deferred work committed'} at call ${e.call} (turn ${e.position})${e.reason ? `: ${e.reason}` : ''} · ${formatInt(e.contextBefore)} → ${formatInt(e.contextAfter)} tokens · ${e.summaries} summaries · depth ${e.maxDepth}${e.costUsd !== null ? ` · ${formatUsd(e.costUsd)}` : ''}`}
-            onClick={() => actions.selectTimelineCall(e.call)}
+            onClick={() => pickFiring(e.call)}
           >
             #{e.call} <span className="muted">{formatCompact(e.contextBefore)}→{formatCompact(e.contextAfter)}</span>
           </button>
         ))}
       </div>
       {sel !== null ? (
-        <div className="timeline-selection">
+        <div className="timeline-selection" ref={selectionRef}>
           <div className="timeline-selection-head">
             <span className="section-title">Call {sel}</span>
             <button type="button" className="btn btn-ghost btn-small" onClick={() => actions.selectTimelineCall(null)} aria-label="Close the call">
               ✕
             </button>
           </div>
-          <CallContext view={view} call={sel} />
+          <CallContext view={view} call={sel} onShown={onContextShown} />
         </div>
       ) : null}
     </div>

@@ -75,6 +75,8 @@ test('timeline: projected, then a real replay; a firing opens the context as of 
 
   // Hover and click on the chart itself: the readout, then the call under the cursor.
   const over = page.locator('[data-testid=timeline-chart] .u-over');
+  // Picking the firing scrolled the panel to the context; back up to the chart.
+  await panel.evaluate((el) => el.scrollTo(0, 0));
   const box = (await over.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
   await expect(page.getByTestId('timeline-hover')).toBeVisible();
@@ -93,6 +95,7 @@ test('timeline: projected, then a real replay; a firing opens the context as of 
 
   // rolling: manual in its design, so the timeline says how its replay fires.
   await page.getByTestId('strategy-select').selectOption('rolling');
+  await panel.evaluate((el) => el.scrollTo(0, 0));
   await expect(panel).toHaveAttribute('data-kind', 'projected');
   await expect(page.getByTestId('timeline-note')).toContainText('manual');
   await snap(page, '24-timeline-rolling-note');
