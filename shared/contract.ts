@@ -106,6 +106,15 @@ export interface ImportReport {
   sessions: Array<SessionInfo & { duplicate: boolean }>;
 }
 
+/** One full-text match: the turn and a snippet with the match in [brackets]. */
+export interface SearchHit {
+  sessionId: number;
+  turnId: number;
+  position: number;
+  role: Role;
+  snippet: string;
+}
+
 /** Turn planning data as parallel arrays (index = position). */
 export interface TurnMetaColumns {
   ids: number[];
@@ -190,7 +199,7 @@ export interface OperationResults {
   deleteSession: { deleted: boolean };
   listTurns: Turn[];
   turnMetas: TurnMetaColumns;
-  search: Array<{ sessionId: number; turnId: number; position: number; role: Role; snippet: string }>;
+  search: SearchHit[];
   listVariants: VariantInfo[];
   resolveVariant: VariantInfo;
   listSummaries: SummaryInfo[];

@@ -8,7 +8,7 @@ import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
 import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
-import { addRunEvent, finishRun } from '../store/variants.js';
+import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
 import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
 
 /**
@@ -172,8 +172,7 @@ export class CompactionRunner {
    */
   private recordAbnormalEnd(run: ActiveRun, status: 'failed' | 'cancelled', error: string): void {
     if (run.finished) return;
-    const row = this.opts.db.prepare('SELECT status FROM runs WHERE id = ?').get(run.runId) as { status: string } | undefined;
-    if (row?.status === 'running') {
+    if (getRunStatus(this.opts.db, run.runId) === 'running') {
       this.opts.db.transaction(() => {
         addRunEvent(this.opts.db, run.runId, status === 'cancelled' ? 'cancelled' : 'worker_failed', { error });
         finishRun(this.opts.db, run.runId, status, {}, status === 'cancelled' ? null : error);

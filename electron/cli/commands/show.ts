@@ -1,7 +1,7 @@
 /** `show <session>`: a session's turns (role, tokens, a text preview) and its recorded compactions. */
 import { childSessions } from '../../store/sessions.js';
 import { listExternalCompactions, listTurns } from '../../store/turns.js';
-import { sessionInfoOf } from '../../importers/import.js';
+import { sessionInfoOf } from '../../store/sessions.js';
 import { formatTable, intOption, requireSession, type CliCommand } from '../framework.js';
 
 const PREVIEW_CHARS = 100;
