@@ -9,6 +9,9 @@ import { z } from 'zod';
 import { STRATEGIES } from './strategies/types.js';
 import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
+import type { ErrorCode } from './contract-names.js';
+
+export * from './contract-names.js';
 
 const Id = z.number().int().positive();
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -228,7 +231,7 @@ export type StudioEvent =
   | { type: 'menu-command'; command: 'export' | 'compact' };
 
 /** Errors cross the boundary as data and are re-thrown on the renderer side. */
-export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string } };
 
 export const OPERATIONS = Object.keys(InputSchemas) as OperationName[];
 
@@ -247,7 +250,7 @@ export type PreloadBridge = {
 
 export class StudioError extends Error {
   constructor(
-    public readonly code: string,
+    public readonly code: ErrorCode,
     message: string,
   ) {
     super(message);

@@ -6,7 +6,7 @@
  */
 import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
-import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
+import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
 import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
 import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
@@ -132,7 +132,7 @@ export class CompactionRunner {
             break;
           case 'rejected':
             // Rebuilt with its name and code so dispatch maps it like a main-thread error.
-            reject(msg.error.name === 'StudioError' && msg.error.code ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
+            reject(msg.error.name === 'StudioError' && msg.error.code && isErrorCode(msg.error.code) ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
             break;
           default: {
             const _exhaustive: never = msg;
