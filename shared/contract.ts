@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { STRATEGIES } from './strategies/types.js';
-import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
+import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
 import type { ErrorCode } from './contract-names.js';
 
@@ -186,6 +186,13 @@ export interface Replay {
   totalTokens: number;
 }
 
+/** A variant's replay as a file in one export format (`exportVariant`; the CLI's `export --json` without -o). */
+export interface ExportFile {
+  fileName: string;
+  mimeType: string;
+  content: string;
+}
+
 export interface Settings {
   summarizer: SummarizerConfig;
   hasApiKey: boolean;
@@ -211,10 +218,48 @@ export interface OperationResults {
   startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;
-  exportVariant: { fileName: string; mimeType: string; content: string };
+  exportVariant: ExportFile;
   saveExport: { savedTo: string | null };
   getSettings: Settings;
   setSettings: Settings;
+}
+
+// ---- The CLI's --json documents (electron/cli/commands/): results that cross the process's stdout. ----
+
+/** A turn as a listing shows it: counts and a one-line text preview. */
+export interface TurnPreview {
+  position: number;
+  role: Role;
+  tokens: number;
+  chars: number;
+  preview: string;
+}
+
+/** `show <session> --json`: the session (with the importer's metadata), its recorded compactions, children and a page of turns. */
+export interface SessionListing {
+  session: SessionInfo & { metadata: Record<string, unknown> };
+  /** ExternalCompactionInfo without the row id. */
+  externalCompactions: Array<Omit<ExternalCompactionInfo, 'id'>>;
+  children: SessionInfo[];
+  turns: TurnPreview[];
+}
+
+/** `export --output FILE --json`: the file written instead of its content. */
+export interface SavedExportFile {
+  fileName: string;
+  mimeType: string;
+  /** Absolute path written. */
+  savedTo: string;
+  bytes: number;
+}
+
+/**
+ * `plan --json`: the planner's decision for a session (no summarizer call, no write).
+ * `variantId` is the existing variant planned against, null when it would be new.
+ */
+export interface PlanReport extends Plan<Record<string, number>> {
+  sessionId: number;
+  variantId: number | null;
 }
 
 /** The API as the renderer sees it: one async function per operation. */

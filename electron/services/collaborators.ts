@@ -8,7 +8,7 @@ import { getSession } from '../store/sessions.js';
 import { listTurns } from '../store/turns.js';
 import { getVariant, listSummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
-import { StudioError, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
+import { StudioError, type ExportFile, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
 import { exportVariant } from '../../shared/export/index.js';
 import { buildReplay } from '../../shared/replay/index.js';
 import { ensureDemoSession } from '../demo.js';
@@ -58,7 +58,7 @@ export function replayFor(db: DB, variantId: number): Replay {
 }
 
 /** A variant's replay as a file in one of the export formats (the shared exportVariant). */
-export function exportFor(db: DB, variantId: number, format: ExportFormat): { fileName: string; mimeType: string; content: string } {
+export function exportFor(db: DB, variantId: number, format: ExportFormat): ExportFile {
   const variant = getVariant(db, variantId);
   if (!variant) throw new StudioError('not_found', `variant ${variantId} does not exist`);
   const session = getSession(db, variant.sessionId);
