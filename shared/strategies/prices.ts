@@ -6,8 +6,9 @@
  * cached-input discount). A dated model name (`gpt-4o-mini-2024-07-18`) takes the price
  * of its longest listed prefix. The model-free summarizers (extractive, the truncation
  * fallback) cost 0. An UNKNOWN model is priced at `UNKNOWN_MODEL_PRICE` (gpt-4o's rate)
- * rather than 0, so a budget still bounds spending on a model this table does not know;
- * a local server whose calls are free can be listed in `extraPrices` with 0.
+ * rather than 0, so a budget still bounds spending on a model this table does not know.
+ * (The OpenAI-compatible summarizer prices an unlisted model on a local endpoint at 0:
+ * electron/summarize/openai.ts `callCostUsd`.)
  */
 export interface ModelPrice {
   /** USD per 1,000,000 input (prompt) tokens. */
@@ -46,16 +47,15 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 export const UNKNOWN_MODEL_PRICE: ModelPrice = { input: 2.5, output: 10 };
 
 /** The price of `model`: exact name, else the longest listed prefix, else UNKNOWN_MODEL_PRICE. */
-export function priceOf(model: string, extraPrices: Readonly<Record<string, ModelPrice>> = {}): ModelPrice {
-  const table = { ...MODEL_PRICES, ...extraPrices };
-  if (table[model]) return table[model];
+export function priceOf(model: string): ModelPrice {
+  if (MODEL_PRICES[model]) return MODEL_PRICES[model];
   let best: string | null = null;
-  for (const name of Object.keys(table)) if (model.startsWith(name) && (best === null || name.length > best.length)) best = name;
-  return best ? table[best] : UNKNOWN_MODEL_PRICE;
+  for (const name of Object.keys(MODEL_PRICES)) if (model.startsWith(name) && (best === null || name.length > best.length)) best = name;
+  return best ? MODEL_PRICES[best] : UNKNOWN_MODEL_PRICE;
 }
 
 /** USD for one call: tokens in × input price + tokens out × output price, per million. */
-export function costUsd(model: string, tokensIn: number, tokensOut: number, extraPrices?: Readonly<Record<string, ModelPrice>>): number {
-  const p = priceOf(model, extraPrices);
+export function costUsd(model: string, tokensIn: number, tokensOut: number): number {
+  const p = priceOf(model);
   return (tokensIn * p.input + tokensOut * p.output) / 1_000_000;
 }
