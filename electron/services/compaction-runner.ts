@@ -216,6 +216,11 @@ export class CompactionRunner {
     return this.active.get(runId)?.done ?? Promise.resolve();
   }
 
+  /** Resolves when the session's two-line task has ended and no rerun is marked (tests). */
+  whenTwoLineIdle(sessionId: number): Promise<void> {
+    return this.twoLine.whenIdle(sessionId);
+  }
+
   /**
    * Cancels every pass, also those still starting, and waits for their workers to exit
    * (app quit, server close) — before the caller closes the main connection, which the

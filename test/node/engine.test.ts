@@ -4,11 +4,9 @@
  * project's importer into a temporary SQLite file, compacted with the extractive
  * summarizer through the real dag pass.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { EngineError, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
@@ -16,25 +14,23 @@ import { listTurns } from '../../electron/store/turns.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 /** Small enough a budget that the 140,001-token session must compact; 8,000-token leaf chunks. */
 const PARAMS = { tokenBudget: 40000, leafChunkTokens: 8000 };
 
-let dir: string;
+let tmp: TempDb;
 let db: DB;
 let sessionId: number;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-engine-'));
-  db = openDatabase(path.join(dir, 'studio.sqlite'));
+  tmp = tempDb('cs-engine-', 'studio.sqlite');
+  db = tmp.db;
   const [s] = importFiles(db, [SPOTTER]).sessions;
   expect([s.turns, s.tokens]).toEqual([306, 140001]);
   sessionId = s.id;
 });
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => tmp.cleanup());
 
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
