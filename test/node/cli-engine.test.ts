@@ -39,6 +39,7 @@ beforeEach(async () => {
   ({ dir, dbPath } = tmp);
   const r = await cli(['import', SPOTTER, '--json']);
   expect(r.code).toBe(0);
+  // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
   expect(JSON.parse(r.stdout).sessions[0]).toMatchObject({ id: 1, turns: 306, tokens: 140001 });
 });
 afterEach(() => tmp.cleanup());
@@ -64,6 +65,7 @@ describe('plan', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe('Plan for session 1 (306 turns, 140001 tokens), strategy dag, new variant');
+    // 140,001 / 40,000 = 350%.
     expect(lines[2]).toBe('  trigger: compact: context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
     expect(lines.filter((l) => l.startsWith('  span '))).toHaveLength(18);
   });
@@ -77,6 +79,7 @@ describe('compact', () => {
     const out = JSON.parse(first.stdout);
     expect(Object.keys(out)).toEqual(['variantId', 'runId', 'status', 'stats']);
     expect(out).toMatchObject({ variantId: 1, runId: 1, status: 'completed' });
+    // As in engine.test.ts: 18 leaves + 1 condensed; 139,992 = the normalized replay of the 140,001 stored tokens.
     expect(out.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tokensBefore: 139992, leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 } });
     expect(out.stats.tokensAfter).toBeLessThan(6000);
 

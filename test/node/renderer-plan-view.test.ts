@@ -43,6 +43,7 @@ describe('turn metas in the window', () => {
   it('rebuilds exactly the store metas from the columns the server sends', () => {
     expect(metas).toHaveLength(306);
     expect(metas).toEqual(listTurnMetas(db, sessionId));
+    // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
     expect(totalTokens(turnMetaColumns(db, sessionId))).toBe(140001);
   });
 });
@@ -133,6 +134,7 @@ describe('DAG layout', () => {
       edges: leaves.map((l) => ({ source: 'p5000', target: l.id })),
     };
     const drawn = dagOf(dag, []);
+    // 5,000 leaves + 1 condensed parent.
     expect(drawn.total).toBe(5001);
     expect(drawn.nodes).toHaveLength(MAX_DRAWN_NODES);
     expect(drawn.nodes.some((n) => n.id === 'p5000')).toBe(true);

@@ -65,6 +65,7 @@ describe('importing through the service', () => {
     const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [SPOTTER] }));
     const parent = report.sessions[0];
     spotterId = parent.id;
+    // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
     expect(parent).toMatchObject({ title: 'Implement spotter-gqc', format: 'claude-code', turns: 306, tokens: 140001, toolCalls: 186, externalCompactions: 1, duplicate: false, parentSessionId: null });
     expect(events.slice(before)).toEqual([{ type: 'sessions-changed' }]);
     const detail = value<{ externalCompactions_: Array<{ trigger: string; preTokens: number | null }> }>(await service.dispatch('getSession', { sessionId: spotterId }));
