@@ -12,6 +12,8 @@
  *   401 unauthorized (no or wrong token), 403 forbidden_host / forbidden_origin,
  *   404, 405, 400 bad_json, 413 payload_too_large.
  * - Everything else: the built renderer from dist/renderer/, with the window's CSP.
+ * The paths (HTTP_API_PREFIX, HTTP_EVENTS_PATH) and error codes are the contract's
+ * (shared/contract-names.ts).
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
