@@ -10,7 +10,7 @@
  * are the large turns, as in real sessions.
  */
 import { pathToFileURL } from 'node:url';
-import { STRATEGY_DEFINITIONS, planFor } from '../shared/strategies/index.js';
+import { planFor } from '../shared/strategies/index.js';
 import { STRATEGIES, type StrategyName } from '../shared/strategies/types.js';
 import type { Role, TurnMeta } from '../shared/model/turn.js';
 
@@ -18,8 +18,6 @@ export interface PlanBenchResult {
   turns: number;
   medianMs: number;
   p95Ms: number;
-  /** Set when the strategy's planner threw (e.g. still a placeholder); timings are then 0. */
-  error?: string;
 }
 
 /** A deterministic synthetic session of `turns` TurnMetas with realistic tool cycles. */
@@ -66,21 +64,16 @@ export function benchPlans(opts: { turns: number; runs?: number; warmup?: number
   const turns = syntheticSessionMetas(opts.turns);
   const out = {} as Record<StrategyName, PlanBenchResult>;
   for (const strategy of STRATEGIES) {
-    if (!STRATEGY_DEFINITIONS[strategy]) continue;
     const input = { turns, summaries: [], state: {}, params: {} };
-    try {
-      for (let i = 0; i < warmup; i++) planFor(strategy, input);
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const t0 = performance.now();
-        planFor(strategy, input);
-        times.push(performance.now() - t0);
-      }
-      times.sort((a, b) => a - b);
-      out[strategy] = { turns: turns.length, medianMs: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)) };
-    } catch (err) {
-      out[strategy] = { turns: turns.length, medianMs: 0, p95Ms: 0, error: err instanceof Error ? err.message : String(err) };
+    for (let i = 0; i < warmup; i++) planFor(strategy, input);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      planFor(strategy, input);
+      times.push(performance.now() - t0);
     }
+    times.sort((a, b) => a - b);
+    out[strategy] = { turns: turns.length, medianMs: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)) };
   }
   return out;
 }
@@ -97,7 +90,7 @@ function main(argv: string[]): void {
   }
   console.log('strategy     turns    median ms   p95 ms');
   for (const [name, r] of Object.entries(results)) {
-    const line = r.error ? `error: ${r.error}` : `${r.medianMs.toFixed(3).padStart(9)}  ${r.p95Ms.toFixed(3).padStart(8)}${r.medianMs > 16 ? '  (over one frame)' : ''}`;
+    const line = `${r.medianMs.toFixed(3).padStart(9)}  ${r.p95Ms.toFixed(3).padStart(8)}${r.medianMs > 16 ? '  (over one frame)' : ''}`;
     console.log(`${name.padEnd(12)} ${String(r.turns).padEnd(8)} ${line}`);
   }
 }

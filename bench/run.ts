@@ -86,7 +86,7 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     else {
       out.push(`  ${'strategy'.padEnd(12)} ${'turns'.padStart(8)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(9)}`);
       for (const [name, r] of Object.entries(plan) as Array<[string, Json]>) {
-        out.push(r.error ? `  ${name.padEnd(12)} error: ${r.error}` : `  ${name.padEnd(12)} ${fmt(r.turns).padStart(8)} ${Number(r.medianMs).toFixed(3).padStart(10)} ${Number(r.p95Ms).toFixed(3).padStart(9)}${Number(r.medianMs) > 16 ? '  over one frame' : ''}`);
+        out.push(`  ${name.padEnd(12)} ${fmt(r.turns).padStart(8)} ${Number(r.medianMs).toFixed(3).padStart(10)} ${Number(r.p95Ms).toFixed(3).padStart(9)}${Number(r.medianMs) > 16 ? '  over one frame' : ''}`);
       }
     }
   }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from './store/db.js';
 import { importFiles } from './importers/import.js';
+import { hasSetting, writeSetting } from './store/settings.js';
 
 /** The bundled transcript, under `<resourcesDir>/demo/`. */
 export const DEMO_FILE = 'spotter__subagent.jsonl';
@@ -26,13 +27,13 @@ export interface DemoResult {
  * A missing demo file is not an error (a build without resources): nothing is remembered.
  */
 export function ensureDemoSession(db: DB, resourcesDir: string): DemoResult {
-  if (db.prepare('SELECT 1 FROM settings WHERE key = ?').get(DEMO_SETTING_KEY)) return { imported: false, sessionId: null };
+  if (hasSetting(db, DEMO_SETTING_KEY)) return { imported: false, sessionId: null };
   const file = path.join(resourcesDir, 'demo', DEMO_FILE);
   if (!fs.existsSync(file)) return { imported: false, sessionId: null };
   return db.transaction((): DemoResult => {
     const report = importFiles(db, [file], { discoverSubagents: false });
     const top = report.sessions.find((s) => s.parentSessionId === null) ?? null;
-    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(DEMO_SETTING_KEY, JSON.stringify({ at: new Date().toISOString(), sessionId: top?.id ?? null }));
+    writeSetting(db, DEMO_SETTING_KEY, { at: new Date().toISOString(), sessionId: top?.id ?? null });
     return { imported: top !== null && !top.duplicate, sessionId: top?.id ?? null };
   })();
 }

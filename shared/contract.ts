@@ -7,10 +7,13 @@
  */
 import { z } from 'zod';
 import { STRATEGIES } from './strategies/types.js';
-import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
+import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
+import type { ErrorCode } from './contract-names.js';
+
+export * from './contract-names.js';
 
 const Id = z.number().int().positive();
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -124,6 +127,15 @@ export interface ImportReport {
   sessions: Array<SessionInfo & { duplicate: boolean }>;
 }
 
+/** One full-text match: the turn and a snippet with the match in [brackets]. */
+export interface SearchHit {
+  sessionId: number;
+  turnId: number;
+  position: number;
+  role: Role;
+  snippet: string;
+}
+
 /** Turn planning data as parallel arrays (index = position). */
 export interface TurnMetaColumns {
   ids: number[];
@@ -194,6 +206,13 @@ export interface Replay {
   totalTokens: number;
 }
 
+/** A variant's replay as a file in one export format (`exportVariant`; the CLI's `export --json` without -o). */
+export interface ExportFile {
+  fileName: string;
+  mimeType: string;
+  content: string;
+}
+
 export interface Settings {
   summarizer: SummarizerConfig;
   hasApiKey: boolean;
@@ -226,7 +245,7 @@ export interface OperationResults {
   startReplay: { runId: number; variantId: number };
   getReplayRun: ReplayTimeline;
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
-  search: Array<{ sessionId: number; turnId: number; position: number; role: Role; snippet: string }>;
+  search: SearchHit[];
   listVariants: VariantInfo[];
   resolveVariant: VariantInfo;
   listSummaries: SummaryInfo[];
@@ -235,10 +254,48 @@ export interface OperationResults {
   startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;
-  exportVariant: { fileName: string; mimeType: string; content: string };
+  exportVariant: ExportFile;
   saveExport: { savedTo: string | null };
   getSettings: Settings;
   setSettings: Settings;
+}
+
+// ---- The CLI's --json documents (electron/cli/commands/): results that cross the process's stdout. ----
+
+/** A turn as a listing shows it: counts and a one-line text preview. */
+export interface TurnPreview {
+  position: number;
+  role: Role;
+  tokens: number;
+  chars: number;
+  preview: string;
+}
+
+/** `show <session> --json`: the session (with the importer's metadata), its recorded compactions, children and a page of turns. */
+export interface SessionListing {
+  session: SessionInfo & { metadata: Record<string, unknown> };
+  /** ExternalCompactionInfo without the row id. */
+  externalCompactions: Array<Omit<ExternalCompactionInfo, 'id'>>;
+  children: SessionInfo[];
+  turns: TurnPreview[];
+}
+
+/** `export --output FILE --json`: the file written instead of its content. */
+export interface SavedExportFile {
+  fileName: string;
+  mimeType: string;
+  /** Absolute path written. */
+  savedTo: string;
+  bytes: number;
+}
+
+/**
+ * `plan --json`: the planner's decision for a session (no summarizer call, no write).
+ * `variantId` is the existing variant planned against, null when it would be new.
+ */
+export interface PlanReport extends Plan<Record<string, number>> {
+  sessionId: number;
+  variantId: number | null;
 }
 
 /** The API as the renderer sees it: one async function per operation. */
@@ -255,7 +312,7 @@ export type StudioEvent =
   | { type: 'menu-command'; command: 'export' | 'compact' };
 
 /** Errors cross the boundary as data and are re-thrown on the renderer side. */
-export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string } };
 
 export const OPERATIONS = Object.keys(InputSchemas) as OperationName[];
 
@@ -274,7 +331,7 @@ export type PreloadBridge = {
 
 export class StudioError extends Error {
   constructor(
-    public readonly code: string,
+    public readonly code: ErrorCode,
     message: string,
   ) {
     super(message);

@@ -1,15 +1,16 @@
 /**
  * Per-session async write locks. A pass that summarizes slowly (no lock held) takes the
- * session's lock only for its check-then-commit step, so two writers of one session
- * (an emergency digest and a background pass, the window's Compact and the scheduler)
- * never interleave a re-read of the history with another commit.
+ * session's lock only for its check-then-commit step (the two-line and watermark passes),
+ * so two writers of one session in the same realm (two-line's emergency digest and its
+ * background upgrade, or two passes started by one CLI or test process) never
+ * interleave a re-read of the history with another commit.
  *
- * Scope: one process (one JS realm). Within a realm the commit itself is synchronous
- * (better-sqlite3), but the lock also covers the awaits around it and orders waiters
- * FIFO. Across processes or worker threads with their own connections, callers also
- * run the re-read and the writes in ONE `BEGIN IMMEDIATE` transaction
- * (`db.transaction(fn).immediate()`), which SQLite serializes; the two layers together
- * make "re-read, compare, write" atomic.
+ * Scope: one JS realm. Within a realm the commit itself is synchronous (better-sqlite3),
+ * but the lock also covers the awaits around it and orders waiters FIFO. The app runs
+ * each pass in its own worker thread with its own connection, where this lock orders
+ * nothing: there the passes run the re-read and the writes in ONE `BEGIN IMMEDIATE`
+ * transaction (`db.transaction(fn).immediate()`), which SQLite serializes; the two layers
+ * together make "re-read, compare, write" atomic.
  */
 
 type Release = () => void;
@@ -50,7 +51,7 @@ export class SessionLocks {
   }
 }
 
-/** The process-wide locks every pass and the two-line scheduler use. */
+/** The realm-wide locks the passes' commits use. */
 export const sessionLocks = new SessionLocks();
 
 /** Shorthand for `sessionLocks.withLock`. */

@@ -3,14 +3,11 @@
  * session's task runs only marks it to run ONCE more when it finishes (however many
  * requests arrive meanwhile); nothing else is queued, started or cancelled.
  *
- * How the app's service layer uses it:
- *
- *   const scheduler = new TwoLineScheduler();
- *   // whenever a session grows or the window asks for two-line (planFor says warning/emergency):
- *   scheduler.request(sessionId, () =>
- *     runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer, onProgress, onEvent }));
- *   // shutdown / tests:
- *   await scheduler.whenIdle(sessionId);
+ * How the app uses it (electron/services/compaction-runner.ts): each two-line Compact
+ * request becomes `scheduler.request(sessionId, task)`, where the task starts the pass in
+ * a worker thread and resolves when that run ends; a request while it runs answers with
+ * the current run's ids and `rerunQueued: true`. `whenIdle(sessionId)` waits for the
+ * session's task and any rerun (shutdown, tests).
  *
  * The task is the engine's ordinary two-line pass (passes/two-line.ts): at the emergency
  * line it commits the model-free digest first, before any model call, so the context
@@ -19,7 +16,7 @@
  * changed meanwhile (e.g. more turns past the kept window). The CLI does not need the
  * scheduler: its `compact` runs the same pass to completion.
  *
- * Keys are session ids (the seed's "one task per session"); a task's failure is reported
+ * Keys are session ids (the design's "one task per session"); a task's failure is reported
  * to `onError` and does not stop a pending rerun.
  */
 

@@ -66,6 +66,138 @@ function isContextMessage(text: string): boolean {
   return /^\s*<(environment_context|user_instructions|INSTRUCTIONS)>/i.test(text) || /^\s*# AGENTS\.md instructions/.test(text);
 }
 
+type CodexLine = z.infer<typeof LineSchema>;
+
+/** What one rollout line is, whichever layout it was written in. */
+type LineKind =
+  | { kind: 'item'; value: unknown }
+  | { kind: 'meta'; fields: Record<string, string> }
+  | { kind: 'turn-context'; model: string | null }
+  | { kind: 'compacted'; message: string }
+  | { kind: 'skip'; label: string };
+
+/** The current layout: `{timestamp, type, payload}`, the item inside `response_item`. */
+function wrappedLine(rec: CodexLine, type: string): LineKind {
+  switch (type) {
+    case 'response_item':
+      return { kind: 'item', value: rec.payload };
+    case 'session_meta': {
+      const p = rec.payload as Record<string, unknown>;
+      const fields: Record<string, string> = {};
+      for (const key of ['id', 'cwd', 'cli_version', 'originator', 'model_provider']) if (p && typeof p[key] === 'string') fields[key] = p[key];
+      return { kind: 'meta', fields };
+    }
+    case 'turn_context': {
+      const p = rec.payload as { model?: unknown };
+      return { kind: 'turn-context', model: p && typeof p.model === 'string' ? p.model : null };
+    }
+    case 'compacted': {
+      const p = rec.payload as { message?: unknown };
+      return { kind: 'compacted', message: typeof p?.message === 'string' ? p.message : '' };
+    }
+    case 'event_msg': {
+      const t = (rec.payload as { type?: unknown } | null)?.type;
+      return { kind: 'skip', label: `event_msg:${typeof t === 'string' ? t : 'other'}` };
+    }
+    default:
+      return { kind: 'skip', label: type };
+  }
+}
+
+/** The older layout: items at the top level, a first meta line without "type", `record_type: "state"` lines. */
+function legacyLine(rec: CodexLine, value: unknown, line: number): LineKind {
+  if (rec.type !== undefined && ITEM_TYPES.has(rec.type)) return { kind: 'item', value };
+  if (rec.record_type) return { kind: 'skip', label: `record_type:${rec.record_type}` };
+  if (line <= 1 && typeof (value as { id?: unknown }).id === 'string') return { kind: 'meta', fields: { id: (value as { id: string }).id } };
+  return { kind: 'skip', label: rec.type ?? 'untyped' };
+}
+
+/**
+ * Turns from items: consecutive model-side items gather into one assistant turn, which
+ * is yielded before the next user, system or tool turn (or a compaction).
+ */
+class TurnGatherer {
+  position = 0;
+  model: string | null = null;
+  private titled = false;
+  private pending: ImportedTurn | null = null;
+
+  /** `onFirstPrompt`: the user's first real prompt (Codex's context messages are not), for the title. */
+  constructor(
+    private readonly fileName: string,
+    private readonly onFirstPrompt: (text: string) => void,
+  ) {}
+
+  *flush(): Generator<ImportedTurn> {
+    if (this.pending) {
+      yield this.pending;
+      this.position++;
+      this.pending = null;
+    }
+  }
+
+  private assistantTurn(line: number, timestamp: string | null): ImportedTurn {
+    if (!this.pending) this.pending = { role: 'assistant', blocks: [], sourceIds: [], timestamp, model: this.model };
+    this.pending.sourceIds.push(`line-${line}`);
+    return this.pending;
+  }
+
+  private *own(turn: ImportedTurn): Generator<ImportedTurn> {
+    yield* this.flush();
+    yield turn;
+    this.position++;
+  }
+
+  *item(item: Item, line: number, timestamp: string | null): Generator<ImportedTurn> {
+    switch (item.type) {
+      case 'message': {
+        const role: Role = item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
+        const blocks = partsToBlocks(item.content);
+        if (role === 'assistant') {
+          this.assistantTurn(line, timestamp).blocks.push(...blocks);
+          return;
+        }
+        if (role === 'user' && !this.titled) {
+          const text = blocks.find((b) => b.type === 'text');
+          if (text && text.type === 'text' && !isContextMessage(text.text)) {
+            this.onFirstPrompt(text.text);
+            this.titled = true;
+          }
+        }
+        yield* this.own({ role, blocks, sourceIds: [`line-${line}`], timestamp, model: null });
+        return;
+      }
+      case 'reasoning': {
+        const texts = [...(item.summary ?? []), ...(item.content ?? [])].map((p) => p.text ?? '').filter((t) => t.length > 0);
+        this.assistantTurn(line, timestamp).blocks.push({ type: 'thinking', thinking: texts.join('\n\n') });
+        return;
+      }
+      case 'function_call':
+        this.assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id, name: item.name, input: parseToolArguments(item.arguments) });
+        return;
+      case 'custom_tool_call':
+        this.assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id, name: item.name, input: item.input ?? '' });
+        return;
+      case 'local_shell_call':
+        this.assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id ?? item.id ?? `line-${line}`, name: 'local_shell', input: item.action ?? {} });
+        return;
+      case 'web_search_call':
+        this.assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: `line-${line}`, name: 'web_search', input: item.action ?? {} });
+        return;
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
+        const { text, isError } = outputText(item.output);
+        yield* this.own({ role: 'tool', blocks: [{ type: 'tool_result', tool_use_id: item.call_id, content: text, is_error: isError }], sourceIds: [`line-${line}`], timestamp, model: null });
+        return;
+      }
+      default: {
+        const _exhaustive: never = item;
+        throw new ImportError(this.fileName, `unhandled Codex item ${JSON.stringify(_exhaustive)}`, line);
+      }
+    }
+  }
+}
+
 function streamSession(records: Iterable<JsonlRecord>, ctx: ImporterContext): ImportedSession {
   const skipped: Record<string, number> = {};
   const metadata: Record<string, unknown> = { skipped };
@@ -75,137 +207,54 @@ function streamSession(records: Iterable<JsonlRecord>, ctx: ImporterContext): Im
   };
 
   session.turns = (function* (): Generator<ImportedTurn> {
-    let position = 0;
+    const turns = new TurnGatherer(ctx.fileName, (prompt) => {
+      session.title = titleFrom(prompt);
+    });
     let spanStart = 0;
-    let model: string | null = null;
-    let titled = false;
-    /** The assistant turn being gathered from consecutive model-side items. */
-    let pending: ImportedTurn | null = null;
-    const flush = function* (): Generator<ImportedTurn> {
-      if (pending) {
-        yield pending;
-        position++;
-        pending = null;
-      }
-    };
-    const assistantTurn = (line: number, timestamp: string | null): ImportedTurn => {
-      if (!pending) pending = { role: 'assistant', blocks: [], sourceIds: [], timestamp, model };
-      pending.sourceIds.push(`line-${line}`);
-      return pending;
-    };
-
     for (const { line, value } of records) {
       const rec = parseRecord(LineSchema, value, ctx.fileName, 'a Codex rollout line ({"timestamp", "type", "payload"})', line);
       const timestamp = rec.timestamp ?? null;
-      let itemValue: unknown;
-      if (rec.payload !== undefined && rec.type !== undefined && !ITEM_TYPES.has(rec.type)) {
-        switch (rec.type) {
-          case 'response_item':
-            itemValue = rec.payload;
-            break;
-          case 'session_meta': {
-            const p = rec.payload as Record<string, unknown>;
-            for (const key of ['id', 'cwd', 'cli_version', 'originator', 'model_provider']) if (p && typeof p[key] === 'string') metadata[key] = p[key];
-            continue;
-          }
-          case 'turn_context': {
-            const p = rec.payload as { model?: unknown };
-            if (p && typeof p.model === 'string') model = p.model;
-            skip('turn_context');
-            continue;
-          }
-          case 'compacted': {
-            yield* flush();
-            const p = rec.payload as { message?: unknown };
-            session.externalCompactions.push({
-              trigger: 'unknown',
-              preTokens: null,
-              summaryText: typeof p?.message === 'string' ? p.message : '',
-              firstPosition: spanStart,
-              lastPosition: position - 1,
-              boundaryPosition: position,
-              sourceId: `line-${line}`,
-              timestamp,
-            });
-            spanStart = position;
-            continue;
-          }
-          case 'event_msg': {
-            const t = (rec.payload as { type?: unknown } | null)?.type;
-            skip(`event_msg:${typeof t === 'string' ? t : 'other'}`);
-            continue;
-          }
-          default:
-            skip(rec.type);
-            continue;
+      const kind = rec.payload !== undefined && rec.type !== undefined && !ITEM_TYPES.has(rec.type) ? wrappedLine(rec, rec.type) : legacyLine(rec, value, line);
+      switch (kind.kind) {
+        case 'meta':
+          Object.assign(metadata, kind.fields);
+          continue;
+        case 'turn-context':
+          if (kind.model !== null) turns.model = kind.model;
+          skip('turn_context');
+          continue;
+        case 'compacted':
+          yield* turns.flush();
+          session.externalCompactions.push({
+            trigger: 'unknown',
+            preTokens: null,
+            summaryText: kind.message,
+            firstPosition: spanStart,
+            lastPosition: turns.position - 1,
+            boundaryPosition: turns.position,
+            sourceId: `line-${line}`,
+            timestamp,
+          });
+          spanStart = turns.position;
+          continue;
+        case 'skip':
+          skip(kind.label);
+          continue;
+        case 'item':
+          break;
+        default: {
+          const _exhaustive: never = kind;
+          return _exhaustive;
         }
-      } else if (rec.type !== undefined && ITEM_TYPES.has(rec.type)) {
-        itemValue = value; // older layout: the item itself
-      } else {
-        // Older layout: the first line is the session meta, later `record_type: "state"` lines.
-        if (rec.record_type) skip(`record_type:${rec.record_type}`);
-        else if (line <= 1 && typeof (value as { id?: unknown }).id === 'string') metadata.id = (value as { id: string }).id;
-        else skip(rec.type ?? 'untyped');
-        continue;
       }
-      const itemType = (itemValue as { type?: unknown } | null)?.type;
+      const itemType = (kind.value as { type?: unknown } | null)?.type;
       if (typeof itemType !== 'string' || !ITEM_TYPES.has(itemType)) {
         skip(`response_item:${typeof itemType === 'string' ? itemType : 'untyped'}`);
         continue;
       }
-      const item: Item = parseRecord(ItemSchema, itemValue, ctx.fileName, `a Codex ${itemType} item`, line);
-      switch (item.type) {
-        case 'message': {
-          const role: Role = item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
-          const blocks = partsToBlocks(item.content);
-          if (role === 'assistant') {
-            assistantTurn(line, timestamp).blocks.push(...blocks);
-            break;
-          }
-          yield* flush();
-          if (role === 'user' && !titled) {
-            const text = blocks.find((b) => b.type === 'text');
-            if (text && text.type === 'text' && !isContextMessage(text.text)) {
-              session.title = titleFrom(text.text);
-              titled = true;
-            }
-          }
-          yield { role, blocks, sourceIds: [`line-${line}`], timestamp, model: null };
-          position++;
-          break;
-        }
-        case 'reasoning': {
-          const texts = [...(item.summary ?? []), ...(item.content ?? [])].map((p) => p.text ?? '').filter((t) => t.length > 0);
-          assistantTurn(line, timestamp).blocks.push({ type: 'thinking', thinking: texts.join('\n\n') });
-          break;
-        }
-        case 'function_call':
-          assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id, name: item.name, input: parseToolArguments(item.arguments) });
-          break;
-        case 'custom_tool_call':
-          assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id, name: item.name, input: item.input ?? '' });
-          break;
-        case 'local_shell_call':
-          assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: item.call_id ?? item.id ?? `line-${line}`, name: 'local_shell', input: item.action ?? {} });
-          break;
-        case 'web_search_call':
-          assistantTurn(line, timestamp).blocks.push({ type: 'tool_use', id: `line-${line}`, name: 'web_search', input: item.action ?? {} });
-          break;
-        case 'function_call_output':
-        case 'custom_tool_call_output': {
-          yield* flush();
-          const { text, isError } = outputText(item.output);
-          yield { role: 'tool', blocks: [{ type: 'tool_result', tool_use_id: item.call_id, content: text, is_error: isError }], sourceIds: [`line-${line}`], timestamp, model: null };
-          position++;
-          break;
-        }
-        default: {
-          const _exhaustive: never = item;
-          throw new ImportError(ctx.fileName, `unhandled Codex item ${JSON.stringify(_exhaustive)}`, line);
-        }
-      }
+      yield* turns.item(parseRecord(ItemSchema, kind.value, ctx.fileName, `a Codex ${itemType} item`, line), line, timestamp);
     }
-    yield* flush();
+    yield* turns.flush();
   })();
   return session;
 }

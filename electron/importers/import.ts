@@ -10,9 +10,9 @@
  *   beside it on disk) become child sessions of it.
  */
 import path from 'node:path';
-import type { ImportReport, SessionInfo } from '../../shared/contract.js';
+import type { ImportReport } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
-import { childSessions, getSession, type SessionSummary } from '../store/sessions.js';
+import { childSessions, findSessionByHash, getSession, sessionInfoOf } from '../store/sessions.js';
 import { DEFAULT_TOKENIZER, type TokenizerName } from '../tokenizer.js';
 import { ImportError } from './errors.js';
 import { inspectFile, inspectText, type FileFacts } from './source.js';
@@ -35,25 +35,7 @@ export interface ImportOptions {
   discoverSubagents?: boolean;
 }
 
-export type ImportedSessionInfo = SessionInfo & { duplicate: boolean };
-
-export function sessionInfoOf(s: SessionSummary): SessionInfo {
-  return {
-    id: s.id,
-    title: s.title,
-    format: s.format,
-    sourceFile: s.sourceFile,
-    createdAt: s.createdAt,
-    startedAt: s.startedAt,
-    parentSessionId: s.parentSessionId,
-    agentId: s.agentId,
-    tokenizer: s.tokenizer,
-    turns: s.turns,
-    tokens: s.tokens,
-    toolCalls: s.toolCalls,
-    externalCompactions: s.externalCompactions,
-  };
-}
+export type ImportedSessionInfo = ImportReport['sessions'][number];
 
 /** A session and its descendants, parent first. */
 function reportTree(db: DB, id: number, duplicate: boolean, out: ImportedSessionInfo[]): void {
@@ -61,12 +43,6 @@ function reportTree(db: DB, id: number, duplicate: boolean, out: ImportedSession
   if (!s) return;
   out.push({ ...sessionInfoOf(s), duplicate });
   for (const child of childSessions(db, id)) reportTree(db, child.id, duplicate, out);
-}
-
-/** Any session (top-level or a child read from its own file) holding exactly these bytes. */
-function existingByHash(db: DB, hash: string): number | null {
-  const row = db.prepare('SELECT id FROM sessions WHERE source_hash = ? ORDER BY parent_session_id IS NOT NULL, id LIMIT 1').get(hash) as { id: number } | undefined;
-  return row?.id ?? null;
 }
 
 function readOptions(opts: ImportOptions): ReadOptions {
@@ -128,7 +104,7 @@ export function importFiles(db: DB, paths: readonly string[], opts: ImportOption
   db.transaction(() => {
     const writer = new SessionWriter(db, tokenizer, new Date().toISOString());
     for (const file of planned) {
-      const existing = existingByHash(db, file.facts.hash);
+      const existing = findSessionByHash(db, file.facts.hash);
       if (existing !== null) {
         reportTree(db, existing, true, out);
         continue;
@@ -151,7 +127,7 @@ export function importFiles(db: DB, paths: readonly string[], opts: ImportOption
       writeAll(writer, db, sessions, file.name, file.facts.hash, out);
       // Not a Claude Code session: its "subagent" files are imported on their own.
       for (const child of file.children) {
-        if (existingByHash(db, child.facts.hash) !== null) continue;
+        if (findSessionByHash(db, child.facts.hash) !== null) continue;
         writeAll(writer, db, readFile(child.path, child.name, child.facts.size, readOptions(opts)).sessions, child.name, child.facts.hash, out);
       }
     }
@@ -166,7 +142,7 @@ export function importText(db: DB, fileName: string, text: string, opts: ImportO
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
   const out: ImportedSessionInfo[] = [];
   db.transaction(() => {
-    const existing = existingByHash(db, facts.hash);
+    const existing = findSessionByHash(db, facts.hash);
     if (existing !== null) {
       reportTree(db, existing, true, out);
       return;

@@ -12,13 +12,15 @@
  *   401 unauthorized (no or wrong token), 403 forbidden_host / forbidden_origin,
  *   404, 405, 400 bad_json, 413 payload_too_large.
  * - Everything else: the built renderer from dist/renderer/, with the window's CSP.
+ * The paths (HTTP_API_PREFIX, HTTP_EVENTS_PATH) and error codes are the contract's
+ * (shared/contract-names.ts).
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Envelope, StudioEvent } from '../../shared/contract.js';
+import { HTTP_API_PREFIX, HTTP_EVENTS_PATH, type Envelope, type ErrorCode, type StudioEvent } from '../../shared/contract.js';
 import { defaultCliDatabasePath } from '../store/db.js';
 import { SECURITY_HEADERS } from '../services/csp.js';
 import { memorySecretStore, type SecretStore } from '../services/secrets.js';
@@ -64,7 +66,7 @@ function sendJson(res: http.ServerResponse, status: number, body: Envelope<unkno
   res.end(json);
 }
 
-function transportError(res: http.ServerResponse, status: number, code: string, message: string): void {
+function transportError(res: http.ServerResponse, status: number, code: ErrorCode, message: string): void {
   sendJson(res, status, { ok: false, error: { code, message } });
 }
 
@@ -134,6 +136,96 @@ function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: nu
   });
 }
 
+/**
+ * The request guard, before anything is served. DNS-rebinding defence: a page on
+ * evil.example resolving to 127.0.0.1 still sends its own Host. Returns the request URL,
+ * or null when the request was refused (already answered).
+ */
+function guardHost(req: http.IncomingMessage, res: http.ServerResponse, port: number): URL | null {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+    transportError(res, 403, 'forbidden_host', `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`);
+    return null;
+  }
+  return new URL(req.url ?? '/', `http://${host}`);
+}
+
+/** A browser sends Origin on cross-origin requests; only our own page may call the API. False when refused (answered). */
+function guardOrigin(req: http.IncomingMessage, res: http.ServerResponse, port: number): boolean {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
+    transportError(res, 403, 'forbidden_origin', `origin ${origin} may not call this server`);
+    return false;
+  }
+  return true;
+}
+
+/** The SSE side: every connected client receives each StudioEvent as one `data:` message. */
+interface EventStream {
+  /** `GET /api/events?token=`: checks the token and the method, then keeps the response open. */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void;
+  close(): void;
+}
+
+function createEventStream(service: StudioService, token: string): EventStream {
+  const clients = new Set<http.ServerResponse>();
+  const unsubscribe = service.onEvent((event: StudioEvent) => {
+    const frame = `data: ${JSON.stringify(event)}\n\n`;
+    for (const client of clients) client.write(frame);
+  });
+  const keepalive = setInterval(() => {
+    for (const client of clients) client.write(': keepalive\n\n');
+  }, SSE_KEEPALIVE_MS);
+  keepalive.unref();
+  return {
+    handle(req, res, url) {
+      if (!tokenMatches(url.searchParams.get('token') ?? bearerToken(req), token)) {
+        transportError(res, 401, 'unauthorized', 'missing or wrong token: open the URL the server printed (it carries #token=...)');
+        return;
+      }
+      if (req.method !== 'GET') {
+        res.setHeader('Allow', 'GET');
+        transportError(res, 405, 'method_not_allowed', `GET ${HTTP_EVENTS_PATH}`);
+        return;
+      }
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.write(': connected\n\n');
+      clients.add(res);
+      req.on('close', () => clients.delete(res));
+    },
+    close() {
+      clearInterval(keepalive);
+      unsubscribe();
+      for (const client of clients) client.end();
+      clients.clear();
+    },
+  };
+}
+
+/** The API side: `POST /api/<op>` with the bearer token and a JSON body, answered with the service's Envelope. */
+async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse, url: URL, service: StudioService, token: string, maxBody: number): Promise<void> {
+  if (!tokenMatches(bearerToken(req), token)) {
+    transportError(res, 401, 'unauthorized', 'missing or wrong token: send Authorization: Bearer <token> (the token the server printed)');
+    return;
+  }
+  if (req.method !== 'POST') {
+    res.setHeader('Allow', 'POST');
+    transportError(res, 405, 'method_not_allowed', `use POST ${url.pathname}`);
+    return;
+  }
+  const op = decodeURIComponent(url.pathname.slice(HTTP_API_PREFIX.length));
+  const body = await readBody(req, res, maxBody);
+  if (body === null) return;
+  let input: unknown;
+  try {
+    input = body.trim() === '' ? {} : (JSON.parse(body) as unknown);
+  } catch (err) {
+    transportError(res, 400, 'bad_json', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  sendJson(res, 200, await service.dispatch(op, input));
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const token = opts.token ?? crypto.randomBytes(24).toString('base64url');
   const rendererDir = opts.rendererDir ?? path.join(PROJECT_ROOT, 'dist', 'renderer');
@@ -145,16 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     importDemo: opts.importDemo,
     workerScript: opts.workerScript,
   });
-
-  const sseClients = new Set<http.ServerResponse>();
-  const unsubscribe = service.onEvent((event: StudioEvent) => {
-    const frame = `data: ${JSON.stringify(event)}\n\n`;
-    for (const client of sseClients) client.write(frame);
-  });
-  const keepalive = setInterval(() => {
-    for (const client of sseClients) client.write(': keepalive\n\n');
-  }, SSE_KEEPALIVE_MS);
-  keepalive.unref();
+  const events = createEventStream(service, token);
 
   let port = 0;
   const server = http.createServer((req, res) => {
@@ -165,61 +248,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    // DNS-rebinding defence: a page on evil.example resolving to 127.0.0.1 still sends its own Host.
-    const host = (req.headers.host ?? '').toLowerCase();
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      transportError(res, 403, 'forbidden_host', `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`);
-      return;
-    }
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    if (!url.pathname.startsWith('/api/')) {
+    const url = guardHost(req, res, port);
+    if (!url) return;
+    if (!url.pathname.startsWith(HTTP_API_PREFIX)) {
       serveStatic(rendererDir, req, res, url.pathname);
       return;
     }
-    // A browser sends Origin on cross-origin requests; only our own page may call the API.
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
-      transportError(res, 403, 'forbidden_origin', `origin ${origin} may not call this server`);
-      return;
-    }
-
-    if (url.pathname === '/api/events') {
-      if (!tokenMatches(url.searchParams.get('token') ?? bearerToken(req), token)) {
-        transportError(res, 401, 'unauthorized', 'missing or wrong token: open the URL the server printed (it carries #token=...)');
-        return;
-      }
-      if (req.method !== 'GET') {
-        res.setHeader('Allow', 'GET');
-        transportError(res, 405, 'method_not_allowed', 'GET /api/events');
-        return;
-      }
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
-      res.write(': connected\n\n');
-      sseClients.add(res);
-      req.on('close', () => sseClients.delete(res));
-      return;
-    }
-
-    if (!tokenMatches(bearerToken(req), token)) {
-      transportError(res, 401, 'unauthorized', 'missing or wrong token: send Authorization: Bearer <token> (the token the server printed)');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      transportError(res, 405, 'method_not_allowed', `use POST ${url.pathname}`);
-      return;
-    }
-    const op = decodeURIComponent(url.pathname.slice('/api/'.length));
-    const body = await readBody(req, res, maxBody);
-    if (body === null) return;
-    let input: unknown;
-    try {
-      input = body.trim() === '' ? {} : (JSON.parse(body) as unknown);
-    } catch (err) {
-      transportError(res, 400, 'bad_json', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    }
-    sendJson(res, 200, await service.dispatch(op, input));
+    if (!guardOrigin(req, res, port)) return;
+    if (url.pathname === HTTP_EVENTS_PATH) events.handle(req, res, url);
+    else await handleApiCall(req, res, url, service, token, maxBody);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -242,10 +279,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     service,
     close() {
       closed ??= (async () => {
-        clearInterval(keepalive);
-        unsubscribe();
-        for (const client of sseClients) client.end();
-        sseClients.clear();
+        events.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -1,37 +1,16 @@
 /**
- * The seams between the service layer and the modules other parts of the app own
- * (importers, the demo session, replay, export; the engine is called from pass-job.ts). The
- * service calls only these functions, so wiring a module in is a change to this file.
+ * Replay and export over the stored data: the shared buildReplay / exportVariant fed
+ * from the store, for the service and the CLI. (The service calls the importers and the
+ * demo directly; the engine is called from pass-job.ts.)
  */
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurns } from '../store/turns.js';
 import { getVariant, listSummaries } from '../store/variants.js';
-import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
-import { StudioError, type ExportFormat, type ImportReport, type Replay } from '../../shared/contract.js';
+import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
+import { StudioError, type ExportFile, type ExportFormat, type Replay } from '../../shared/contract.js';
 import { exportVariant } from '../../shared/export/index.js';
 import { buildReplay } from '../../shared/replay/index.js';
-import { ensureDemoSession } from '../demo.js';
-import { importFiles, importText } from '../importers/import.js';
-
-export interface ImportOptions {
-  format?: string;
-  tokenizer: TokenizerName;
-}
-
-/** One transaction; ImportError (file, line, what was expected) leaves the store as it was. */
-export async function importTextIntoStore(db: DB, fileName: string, text: string, opts: ImportOptions): Promise<ImportReport> {
-  return importText(db, fileName, text, opts);
-}
-
-export async function importPathsIntoStore(db: DB, paths: string[], opts: ImportOptions): Promise<ImportReport> {
-  return importFiles(db, paths, opts);
-}
-
-/** Imports the bundled demo session on the first start (once per database); returns whether it imported. */
-export async function ensureDemo(db: DB, resourcesDir: string): Promise<boolean> {
-  return ensureDemoSession(db, resourcesDir).imported;
-}
 
 /** The message list the model would receive for a variant (the shared buildReplay over the stored data). */
 export function replayFor(db: DB, variantId: number): Replay {
@@ -58,7 +37,7 @@ export function replayFor(db: DB, variantId: number): Replay {
 }
 
 /** A variant's replay as a file in one of the export formats (the shared exportVariant). */
-export function exportFor(db: DB, variantId: number, format: ExportFormat): { fileName: string; mimeType: string; content: string } {
+export function exportFor(db: DB, variantId: number, format: ExportFormat): ExportFile {
   const variant = getVariant(db, variantId);
   if (!variant) throw new StudioError('not_found', `variant ${variantId} does not exist`);
   const session = getSession(db, variant.sessionId);

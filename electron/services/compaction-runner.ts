@@ -6,9 +6,9 @@
  */
 import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
-import { StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
+import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
-import { addRunEvent, finishRun } from '../store/variants.js';
+import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
 import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
 
 /**
@@ -132,7 +132,7 @@ export class CompactionRunner {
             break;
           case 'rejected':
             // Rebuilt with its name and code so dispatch maps it like a main-thread error.
-            reject(msg.error.name === 'StudioError' && msg.error.code ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
+            reject(msg.error.name === 'StudioError' && msg.error.code && isErrorCode(msg.error.code) ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
             break;
           default: {
             const _exhaustive: never = msg;
@@ -172,8 +172,7 @@ export class CompactionRunner {
    */
   private recordAbnormalEnd(run: ActiveRun, status: 'failed' | 'cancelled', error: string): void {
     if (run.finished) return;
-    const row = this.opts.db.prepare('SELECT status FROM runs WHERE id = ?').get(run.runId) as { status: string } | undefined;
-    if (row?.status === 'running') {
+    if (getRunStatus(this.opts.db, run.runId) === 'running') {
       this.opts.db.transaction(() => {
         addRunEvent(this.opts.db, run.runId, status === 'cancelled' ? 'cancelled' : 'worker_failed', { error });
         finishRun(this.opts.db, run.runId, status, {}, status === 'cancelled' ? null : error);
@@ -215,6 +214,11 @@ export class CompactionRunner {
   /** Resolves when the run's worker has exited (tests, shutdown). */
   whenDone(runId: number): Promise<void> {
     return this.active.get(runId)?.done ?? Promise.resolve();
+  }
+
+  /** Resolves when the session's two-line task has ended and no rerun is marked (tests). */
+  whenTwoLineIdle(sessionId: number): Promise<void> {
+    return this.twoLine.whenIdle(sessionId);
   }
 
   /**

@@ -2,13 +2,11 @@
  * The one entry point both transports (Electron IPC, browser-mode HTTP) call:
  * validate the raw input of an operation against its zod schema from the shared
  * contract, run it, and turn the outcome into an Envelope. Errors cross the boundary
- * as data with a stable code, so the renderer can show a readable message.
+ * as data with a code from the contract's ERROR_CODES (shared/contract-names.ts), so the
+ * renderer can show a readable message.
  */
 import type { z } from 'zod';
 import { InputSchemas, StudioError, type Envelope, type OperationInput, type OperationName, type StudioApi } from '../../shared/contract.js';
-
-/** Error codes an Envelope may carry (the renderer switches on these). */
-export type ErrorCode = 'invalid_input' | 'unknown_operation' | 'import_error' | 'not_found' | 'busy' | 'internal';
 
 // Messages are capped: a hostile or broken request must not make us echo megabytes back.
 const MAX_MESSAGE = 2000;

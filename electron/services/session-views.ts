@@ -4,18 +4,14 @@
  * source hashes and raw metadata stay in main.
  */
 import type { DB } from '../store/db.js';
-import { sessionInfoOf } from '../importers/import.js';
-import { childSessions, getSession, listSessions, type SessionSummary } from '../store/sessions.js';
+import { childSessions, getSession, listSessions, sessionInfoOf, type SessionSummary } from '../store/sessions.js';
 import { listModelCalls } from '../store/model-calls.js';
 import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
 import { StudioError, type SessionDetail, type SessionInfo, type SessionUsage, type TurnMetaColumns } from '../../shared/contract.js';
 import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
 
-/** The contract's session shape; one mapper for the CLI, the import report and the window. */
-export const sessionInfo = sessionInfoOf;
-
 export function sessionInfos(db: DB): SessionInfo[] {
-  return listSessions(db).map(sessionInfo);
+  return listSessions(db).map(sessionInfoOf);
 }
 
 export function requireSession(db: DB, sessionId: number): SessionSummary {
@@ -27,7 +23,8 @@ export function requireSession(db: DB, sessionId: number): SessionSummary {
 export function sessionDetail(db: DB, sessionId: number): SessionDetail {
   const s = requireSession(db, sessionId);
   return {
-    ...sessionInfo(s),
+    ...sessionInfoOf(s),
+    // The contract's ExternalCompactionInfo: the source record's id and timestamp stay in main.
     externalCompactions_: listExternalCompactions(db, sessionId).map((e) => ({
       id: e.id,
       trigger: e.trigger,
@@ -38,7 +35,7 @@ export function sessionDetail(db: DB, sessionId: number): SessionDetail {
       lastPosition: e.lastPosition,
       boundaryPosition: e.boundaryPosition,
     })),
-    children: childSessions(db, sessionId).map(sessionInfo),
+    children: childSessions(db, sessionId).map(sessionInfoOf),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * The window's settings (summarizer choice, concurrency, tokenizer) in the store's
- * `settings` table, one JSON value per key. The API key is NOT here: it goes to the
- * SecretStore and only `hasApiKey` is ever reported back.
+ * The window's settings (summarizer choice, concurrency, tokenizer): their defaults and
+ * validation, over the store's `settings` table (electron/store/settings.ts). The API
+ * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
 import type { DB } from '../store/db.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
 import type { SecretStore } from './secrets.js';
 
@@ -14,25 +15,11 @@ export const DEFAULT_SETTINGS = {
   tokenizer: 'o200k_base' as const,
 };
 
-function readKey(db: DB, key: string): unknown {
-  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
-  if (!row) return undefined;
-  try {
-    return JSON.parse(row.value) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function writeKey(db: DB, key: string, value: unknown): void {
-  db.prepare('INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
-}
-
 /** Settings as stored, each falling back to its default when missing or malformed. */
 export function readSettings(db: DB, secrets: SecretStore): Settings {
-  const summarizer = SummarizerConfigSchema.safeParse(readKey(db, 'summarizer'));
-  const tokenizer = TokenizerSchema.safeParse(readKey(db, 'tokenizer'));
-  const concurrency = readKey(db, 'concurrency');
+  const summarizer = SummarizerConfigSchema.safeParse(readSetting(db, 'summarizer'));
+  const tokenizer = TokenizerSchema.safeParse(readSetting(db, 'tokenizer'));
+  const concurrency = readSetting(db, 'concurrency');
   return {
     summarizer: summarizer.success ? summarizer.data : DEFAULT_SETTINGS.summarizer,
     hasApiKey: secrets.getApiKey() !== null,
@@ -44,9 +31,9 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
 /** Applies the given fields (absent ones unchanged) and returns the new settings. */
 export function writeSettings(db: DB, secrets: SecretStore, input: OperationInput<'setSettings'>): Settings {
   db.transaction(() => {
-    if (input.summarizer !== undefined) writeKey(db, 'summarizer', input.summarizer);
-    if (input.concurrency !== undefined) writeKey(db, 'concurrency', input.concurrency);
-    if (input.tokenizer !== undefined) writeKey(db, 'tokenizer', input.tokenizer);
+    if (input.summarizer !== undefined) writeSetting(db, 'summarizer', input.summarizer);
+    if (input.concurrency !== undefined) writeSetting(db, 'concurrency', input.concurrency);
+    if (input.tokenizer !== undefined) writeSetting(db, 'tokenizer', input.tokenizer);
   })();
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey);
   return readSettings(db, secrets);
@@ -54,10 +41,10 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
 
 /** Window theme (Electron's nativeTheme.themeSource), chosen in View > Theme. Default 'system'. */
 export function readTheme(db: DB): 'system' | 'light' | 'dark' {
-  const t = readKey(db, 'theme');
+  const t = readSetting(db, 'theme');
   return t === 'light' || t === 'dark' ? t : 'system';
 }
 
 export function writeTheme(db: DB, theme: 'system' | 'light' | 'dark'): void {
-  writeKey(db, 'theme', theme);
+  writeSetting(db, 'theme', theme);
 }

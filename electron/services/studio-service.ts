@@ -14,7 +14,9 @@ import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
 import { listTurns, searchTurns } from '../store/turns.js';
 import { failStaleRuns, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
-import { ensureDemo, exportFor, importPathsIntoStore, importTextIntoStore, replayFor } from './collaborators.js';
+import { ensureDemoSession } from '../demo.js';
+import { importFiles, importText } from '../importers/import.js';
+import { exportFor, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
 import type { SecretStore } from './secrets.js';
@@ -72,7 +74,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding });
   // Runs left 'running' by a crash or a kill cannot still be running: no worker survives us.
   failStaleRuns(db);
-  if (opts.importDemo ?? true) await ensureDemo(db, opts.resourcesDir);
+  if (opts.importDemo ?? true) ensureDemoSession(db, opts.resourcesDir);
 
   const listeners = new Set<(event: StudioEvent) => void>();
   const emit = (event: StudioEvent) => {
@@ -98,12 +100,13 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     listSessions: async () => sessionInfos(db),
     getSession: async ({ sessionId }) => sessionDetail(db, sessionId),
     importText: async ({ fileName, text, format }) => {
-      const report = await importTextIntoStore(db, fileName, text, { format, tokenizer: settings().tokenizer });
+      // One transaction; ImportError (file, line, what was expected) leaves the store as it was.
+      const report = importText(db, fileName, text, { format, tokenizer: settings().tokenizer });
       emit({ type: 'sessions-changed' });
       return report;
     },
     importPaths: async ({ paths, format }) => {
-      const report = await importPathsIntoStore(db, paths, { format, tokenizer: settings().tokenizer });
+      const report = importFiles(db, paths, { format, tokenizer: settings().tokenizer });
       emit({ type: 'sessions-changed' });
       return report;
     },

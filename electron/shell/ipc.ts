@@ -1,5 +1,5 @@
 /**
- * The Electron transport of the contract: one `ipcMain.handle('studio:<op>')` per
+ * The Electron transport of the contract: one `ipcMain.handle(operationChannel(op))` per
  * operation, each checking WHO is asking before the service validates WHAT is asked.
  *
  * The window is served from our own privileged scheme (`app://studio/`, see main.ts),
@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { OPERATIONS, type Envelope, type StudioEvent } from '../../shared/contract.js';
+import { EVENT_CHANNEL, OPERATIONS, operationChannel, type Envelope, type StudioEvent } from '../../shared/contract.js';
 
 /** The scheme and host the window is loaded from. */
 export const APP_SCHEME = 'app';
@@ -18,10 +18,6 @@ export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 /** The window's entry page. */
 export const APP_ENTRY_URL = `${APP_ORIGIN}/index.html`;
 
-/** Channel of each operation; the preload invokes exactly these. */
-export const operationChannel = (op: string) => `studio:${op}`;
-/** Channel on which main pushes StudioEvents to the window. */
-export const EVENT_CHANNEL = 'studio:event';
 
 /**
  * True when a sender frame URL belongs to our window: scheme `app:`, host `studio`,

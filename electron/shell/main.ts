@@ -9,8 +9,8 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, safeS
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPERATIONS, type StudioEvent } from '../../shared/contract.js';
-import { APP_ENTRY_URL, APP_SCHEME, EVENT_CHANNEL, forwardEvents, isTrustedSenderUrl, registerIpcHandlers, rendererFileForUrl } from './ipc.js';
+import { EVENT_CHANNEL, OPERATIONS, type StudioEvent } from '../../shared/contract.js';
+import { APP_ENTRY_URL, APP_SCHEME, forwardEvents, isTrustedSenderUrl, registerIpcHandlers, rendererFileForUrl } from './ipc.js';
 import { buildMenuTemplate, type ThemeSource } from './menu.js';
 import { resolveNativeBinding } from './native-binding.js';
 import { operationsSwitch } from './preload-args.js';

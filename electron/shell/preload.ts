@@ -1,21 +1,20 @@
 /**
  * The preload (sandboxed, context-isolated): exposes `window.studio`, exactly the
  * shared contract — one function per operation, each invoking only its own channel
- * `studio:<op>` — plus an event subscription and the dropped-file path helper. Never a
+ * (`operationChannel(op)`, `studio:<op>`) — plus an event subscription and the dropped-file path helper. Never a
  * raw ipcRenderer. Bundled to dist/electron/preload.cjs; a sandboxed preload may only
  * require 'electron', so the operation names come from main (preload-args.ts), which
  * takes them from the contract's OPERATIONS.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import type { PreloadBridge, StudioEvent } from '../../shared/contract.js';
+// The contract's channel names from their zod-free file (the preload bundles what it imports).
+import { EVENT_CHANNEL, operationChannel } from '../../shared/contract-names.js';
 import { operationsFromArgv } from './preload-args.js';
-
-// Same strings as ipc.ts (which imports node:path, unavailable here).
-const EVENT_CHANNEL = 'studio:event';
 
 const operations: Record<string, (input: unknown) => Promise<unknown>> = {};
 for (const op of operationsFromArgv(process.argv)) {
-  const channel = `studio:${op}`;
+  const channel = operationChannel(op);
   operations[op] = (input: unknown) => ipcRenderer.invoke(channel, input);
 }
 

@@ -1,5 +1,6 @@
 /** Data access for sessions: plain functions (db, args) => result with explicit row mappers. */
 import type { DB } from './db.js';
+import type { SessionInfo } from '../../shared/contract.js';
 
 export interface SessionRow {
   id: number;
@@ -18,21 +19,12 @@ export interface SessionRow {
   metadata: string;
 }
 
-export interface SessionSummary {
-  id: number;
-  title: string;
-  format: string;
-  sourceFile: string;
+/**
+ * A stored session: the contract's SessionInfo (what the window sees) plus what stays in
+ * main, the source hash and the importer's raw metadata.
+ */
+export interface SessionSummary extends SessionInfo {
   sourceHash: string;
-  createdAt: string;
-  startedAt: string | null;
-  parentSessionId: number | null;
-  agentId: string | null;
-  tokenizer: string;
-  turns: number;
-  tokens: number;
-  toolCalls: number;
-  externalCompactions: number;
   metadata: Record<string, unknown>;
 }
 
@@ -56,6 +48,25 @@ export function sessionFromRow(row: SessionRow & { external_compactions?: number
   };
 }
 
+/** The contract's session shape (no source hash, no raw metadata): one mapper for the CLI, the import report and the window. */
+export function sessionInfoOf(s: SessionSummary): SessionInfo {
+  return {
+    id: s.id,
+    title: s.title,
+    format: s.format,
+    sourceFile: s.sourceFile,
+    createdAt: s.createdAt,
+    startedAt: s.startedAt,
+    parentSessionId: s.parentSessionId,
+    agentId: s.agentId,
+    tokenizer: s.tokenizer,
+    turns: s.turns,
+    tokens: s.tokens,
+    toolCalls: s.toolCalls,
+    externalCompactions: s.externalCompactions,
+  };
+}
+
 const SELECT_SESSION = `SELECT s.*, (SELECT COUNT(*) FROM external_compactions e WHERE e.session_id = s.id) AS external_compactions FROM sessions s`;
 
 export function listSessions(db: DB): SessionSummary[] {
@@ -68,9 +79,13 @@ export function getSession(db: DB, id: number): SessionSummary | null {
   return row ? sessionFromRow(row) : null;
 }
 
-export function findSessionByHash(db: DB, hash: string): SessionSummary | null {
-  const row = db.prepare(`${SELECT_SESSION} WHERE s.source_hash = ? AND s.parent_session_id IS NULL`).get(hash) as SessionRow | undefined;
-  return row ? sessionFromRow(row) : null;
+/**
+ * Any session holding exactly these source bytes (a top-level session first, else a child
+ * imported from its own file): how an import recognizes a duplicate.
+ */
+export function findSessionByHash(db: DB, hash: string): number | null {
+  const row = db.prepare('SELECT id FROM sessions WHERE source_hash = ? ORDER BY parent_session_id IS NOT NULL, id LIMIT 1').get(hash) as { id: number } | undefined;
+  return row?.id ?? null;
 }
 
 export function childSessions(db: DB, parentId: number): SessionSummary[] {

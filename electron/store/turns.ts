@@ -1,6 +1,7 @@
 /** Data access for turns (read side; the importer writes them once). */
 import type { DB } from './db.js';
 import type { ContentBlock, Role, Turn, TurnMeta } from '../../shared/model/turn.js';
+import type { ExternalCompactionInfo, SearchHit } from '../../shared/contract.js';
 
 export interface TurnRow {
   id: number;
@@ -74,16 +75,9 @@ export function listToolCycles(db: DB, sessionId: number): ToolCycle[] {
   return rows.map((r) => ({ toolUseId: r.tool_use_id, toolName: r.tool_name, usePosition: r.use_position, resultPosition: r.result_position, isError: r.is_error === 1 }));
 }
 
-export interface ExternalCompaction {
-  id: number;
+/** A stored external compaction: the contract's ExternalCompactionInfo plus its session and source record. */
+export interface ExternalCompaction extends ExternalCompactionInfo {
   sessionId: number;
-  trigger: string;
-  preTokens: number | null;
-  summaryText: string;
-  summaryTokenCount: number;
-  firstPosition: number;
-  lastPosition: number;
-  boundaryPosition: number;
   sourceId: string | null;
   timestamp: string | null;
 }
@@ -103,14 +97,6 @@ export function listExternalCompactions(db: DB, sessionId: number): ExternalComp
     sourceId: r.source_id as string | null,
     timestamp: r.timestamp as string | null,
   }));
-}
-
-export interface SearchHit {
-  sessionId: number;
-  turnId: number;
-  position: number;
-  role: Role;
-  snippet: string;
 }
 
 /** Full-text search over turn text (FTS5). The query is quoted as a phrase per word, so user input is never FTS syntax. */

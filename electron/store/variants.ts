@@ -116,6 +116,12 @@ export function listRuns(db: DB, variantId: number): RunInfo[] {
   }));
 }
 
+/** The run's status, or null when there is no such run. */
+export function getRunStatus(db: DB, runId: number): RunStatus | null {
+  const row = db.prepare('SELECT status FROM runs WHERE id = ?').get(runId) as { status: RunStatus } | undefined;
+  return row?.status ?? null;
+}
+
 /** Runs left 'running' by a crash or a killed process are marked failed on start-up. */
 export function failStaleRuns(db: DB): number {
   return db.prepare("UPDATE runs SET status = 'failed', ended_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'").run(now()).changes;

@@ -13,7 +13,8 @@ import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { TieredSummary } from '../../shared/passes/context.js';
 import { extractiveSummary, EXTRACTIVE_MODEL } from '../../shared/summarize/extractive.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
-import { cacheGet, cachePut, spanDigest, summaryCacheKey, DEFAULT_CACHE_LIMIT } from './cache.js';
+import { spanDigest, summaryCacheKey } from './cache.js';
+import { cacheGet, cachePut, DEFAULT_CACHE_LIMIT } from '../store/summary-cache.js';
 
 /** A counting semaphore: at most `limit` summarizer calls in flight for one pass. */
 export class Semaphore {

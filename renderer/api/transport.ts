@@ -4,7 +4,7 @@
  * rejected promise) and a subscription to pushed StudioEvents. Two implementations:
  * the Electron preload (`window.studio`) and HTTP + Server-Sent Events (browser mode).
  */
-import { OPERATIONS, StudioError } from '../../shared/contract.js';
+import { HTTP_API_PREFIX, HTTP_EVENTS_PATH, OPERATIONS, SSE_EVENT_TYPES, StudioError } from '../../shared/contract.js';
 import type { Envelope, OperationName, PreloadBridge, StudioApi, StudioEvent } from '../../shared/contract.js';
 
 export type EventListener = (event: StudioEvent) => void;
@@ -47,9 +47,6 @@ export function preloadTransport(bridge: PreloadBridge): StudioTransport {
   };
 }
 
-/** Names a server may use for SSE `event:` lines; plain `message` events are handled too. */
-const EVENT_TYPES: ReadonlyArray<StudioEvent['type']> = ['run-progress', 'run-finished', 'sessions-changed'];
-
 /**
  * The browser-mode transport: `POST /api/<op>` with the bearer token, events over one
  * shared EventSource (`GET /api/events?token=`, since EventSource cannot set headers).
@@ -58,7 +55,7 @@ export function httpTransport(token: string, baseUrl = ''): StudioTransport {
   const call = async (op: OperationName, input: unknown) => {
     let response: Response;
     try {
-      response = await fetch(`${baseUrl}/api/${op}`, {
+      response = await fetch(`${baseUrl}${HTTP_API_PREFIX}${op}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify(input ?? {}),
@@ -89,9 +86,10 @@ export function httpTransport(token: string, baseUrl = ''): StudioTransport {
     for (const l of listeners) l(event);
   };
   const open = () => {
-    source = new EventSource(`${baseUrl}/api/events?token=${encodeURIComponent(token)}`);
+    source = new EventSource(`${baseUrl}${HTTP_EVENTS_PATH}?token=${encodeURIComponent(token)}`);
     source.onmessage = (e) => deliver(e.data as string);
-    for (const type of EVENT_TYPES) source.addEventListener(type, (e) => deliver((e as MessageEvent).data as string));
+    // Named SSE `event:` lines are handled too, for a server that sends them.
+    for (const type of SSE_EVENT_TYPES) source.addEventListener(type, (e) => deliver((e as MessageEvent).data as string));
   };
 
   return {

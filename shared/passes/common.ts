@@ -12,13 +12,13 @@ import type { PassContext, PassOutcome } from './context.js';
  * Splits what the engine passes into (the strategy's resolved parameters, force).
  * The engine calls a pass with `{ ...resolvedParams, force }` (engine.ts, runCompaction):
  * `force: true` is `compact` (run even when the trigger says no), false/absent is
- * `compactIfNeeded`. `__force` is accepted too; any other `__`-prefixed key is ignored.
+ * `compactIfNeeded`. `__`-prefixed keys are ignored.
  */
 export function passParams<P extends Record<string, number>>(strategy: string, specs: readonly ParamSpec[], raw: Record<string, number | string | boolean>): { params: P; force: boolean } {
   const own: Record<string, unknown> = {};
   let force = false;
   for (const [k, v] of Object.entries(raw)) {
-    if (k === 'force' || k === '__force') force = v === true || v === 1 || v === 'true';
+    if (k === 'force') force = v === true || v === 1 || v === 'true';
     else if (!k.startsWith('__')) own[k] = v;
   }
   return { params: resolveParams<P>(strategy, specs, own), force };

@@ -68,7 +68,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     step: 1000,
     kind: 'int',
     unit: 'tokens',
-    doc: "The model's context window. Default 200,000 (issue 3; Claude-class context window).",
+    doc: "The model's context window. Default 200,000 (a Claude-class context window).",
   },
   {
     name: 'freshTailCount',
@@ -80,7 +80,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unit: 'turns',
-    doc: 'The newest turns (by position, system turns included, as lossless-claw counts messages) that are never summarized; the tail grows earlier to keep a tool cycle whole. Default 16 (issue 3; lossless-claw suggests 8-64).',
+    doc: 'The newest turns (by position, system turns included, as lossless-claw counts messages) that are never summarized; the tail grows earlier to keep a tool cycle whole. Default 16 (lossless-claw suggests 8-64).',
   },
   {
     name: 'leafChunkTokens',
@@ -116,7 +116,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unlimitedValue: UNLIMITED_DEPTH,
-    doc: 'Deepest condensed summary allowed; 0 = leaves only, -1 = unlimited (the default, issue 3; -1 as in lossless-claw).',
+    doc: 'Deepest condensed summary allowed; 0 = leaves only, -1 = unlimited (the default, as in lossless-claw).',
   },
   preMaskSpec,
 ];

@@ -33,7 +33,7 @@ export const maskingSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unit: 'tool cycles',
-    doc: 'Tool results of the last maskWindow tool cycles stay; older ones are masked. Default 10 (issue 3; the window of the observation-masking baseline in "The Complexity Trap", 2025). 0 masks every tool result.',
+    doc: 'Tool results of the last maskWindow tool cycles stay; older ones are masked. Default 10 (the window of the observation-masking baseline in "The Complexity Trap", 2025). 0 masks every tool result.',
   },
 ];
 

@@ -1,8 +1,8 @@
 /**
- * Strategy `rolling`: one rolling summary plus a pointer on the session (the seed design:
- * a summary text and `pointer` = how many non-system turns are already summarized).
+ * Strategy `rolling`: one rolling summary plus a pointer on the session (the rolling-summary
+ * design: a summary text and `pointer` = how many non-system turns are already summarized).
  *
- * A call, exactly as the seed states it (all lengths are CHARACTERS):
+ * A call, exactly as the rolling-summary design states it (all lengths are CHARACTERS):
  *   uncompacted = the non-system turns from the pointer;
  *   total  = summary length + uncompacted characters;
  *   target = floor(total × compactionCount / 100);
@@ -11,12 +11,12 @@
  *   the new summary; advance the pointer by the number of collected non-system turns.
  *   Nothing new, an empty target or nothing collected: "already up to date", no call.
  *
- * Tool cycles (our addition, the seed counts plain messages): when the crossing turn leaves
+ * Tool cycles (our addition, the design counts plain messages): when the crossing turn leaves
  * a tool_use whose tool_result comes later, the batch is extended to the next
  * tool-cycle-safe cut, i.e. the result turn(s) are collected too. The pointer therefore
  * never stops inside a tool cycle, and the replay never shows a result without its call.
  *
- * Consequence the seed points out (and the tests check): a second call compacts fewer
+ * Consequence the design points out (and the tests check): a second call compacts fewer
  * turns, because the summary is shorter than the turns it replaced, so `total` shrinks.
  *
  * What the model sees: system turns, a user turn `[Summary of previous conversation]`
@@ -35,7 +35,7 @@ export type RollingParams = { compactionCount: number };
 export type RollingLiveParams = RollingParams & { replayTriggerTokens: number };
 
 /**
- * Upper bound of the rolling summary size in tokens. The seed gives no size; we ask for at
+ * Upper bound of the rolling summary size in tokens. The design gives no size; we ask for at
  * most a quarter of the input (old summary + batch), capped at 2,000 tokens (the same cap
  * as a dag condensed summary), so the summary stays shorter than what it replaces.
  */
@@ -165,7 +165,7 @@ export const rollingStrategy: StrategyRules<RollingLiveParams> = {
   name: 'rolling',
   label: 'Rolling summary',
   description:
-    'One running summary and a pointer: each call folds compactionCount% of (summary + uncompacted characters) worth of the oldest uncompacted turns into a new summary. Follows the rolling-summary seed design.',
+    'One running summary and a pointer: each call folds compactionCount% of (summary + uncompacted characters) worth of the oldest uncompacted turns into a new summary. Follows the rolling-summary design.',
   specs: rollingSpecs,
   plan: (input) => ({ ...planRolling(input), params: input.params }),
   view: ({ turns, summaries, state }) => rollingCandidates(turns, summaries, state),

@@ -138,11 +138,6 @@ export function tokensIn(ix: SpanIndex, from: number, to: number): number {
   return ix.tokenPrefix[to] - ix.tokenPrefix[from];
 }
 
-/** Characters of all turns in [from, to). */
-export function charsIn(ix: SpanIndex, from: number, to: number): number {
-  return ix.charPrefix[to] - ix.charPrefix[from];
-}
-
 /** Tokens of the conversation (non-system) turns in [from, to). */
 export function convTokensIn(ix: SpanIndex, from: number, to: number): number {
   return ix.convTokenPrefix[to] - ix.convTokenPrefix[from];

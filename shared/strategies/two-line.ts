@@ -1,6 +1,6 @@
 /**
- * Strategy `two-line`: compaction between turns with two pressure lines (the seed:
- * compaction between turns). pressure = the tokens the model sees now / contextWindow.
+ * Strategy `two-line`: compaction between turns with two pressure lines (the
+ * compaction-between-turns design). pressure = the tokens the model sees now / contextWindow.
  * - Below warningPct: nothing.
  * - warningPct up to emergencyPct: schedule a BACKGROUND pass.
  * - At or above emergencyPct: write a model-free DIGEST (the extractive summarizer, no
@@ -19,7 +19,7 @@
  * The kept window's start moves EARLIER to a tool-cycle-safe cut, so the kept turns never
  * begin with a tool_result whose call was summarized.
  *
- * Profiles: `keepLast` 40 is the seed's default for an agent session; the seed's
+ * Profiles: `keepLast` 40 is the design's default for an agent session; its
  * "ordinary" (chat) profile keeps 6 — set keepLast=6.
  * Counting conventions as everywhere (spans.ts): system turns are never summarized.
  */
@@ -44,17 +44,17 @@ export type TwoLineParams = {
 /** The lines used when the given pair is nonsense. */
 export const DEFAULT_WARNING_PCT = 50;
 export const DEFAULT_EMERGENCY_PCT = 80;
-/** The seed's keepLast for an "ordinary" (non-agent) conversation. */
+/** The compaction-between-turns design's keepLast for an "ordinary" (non-agent) conversation. */
 export const ORDINARY_PROFILE_KEEP_LAST = 6;
 
 export const twoLineSpecs: readonly ParamSpec[] = [
-  { name: 'warningPct', label: 'Warning line', default: 50, min: 0, max: null, sliderMax: 100, step: 1, kind: 'percent', unit: '% of window', doc: 'Pressure at which a background pass is scheduled. Default 50 (the seed). A nonsense pair (warning >= emergency, or above 100) falls back to 50/80.' },
-  { name: 'emergencyPct', label: 'Emergency line', default: 80, min: 0, max: null, sliderMax: 100, step: 1, kind: 'percent', unit: '% of window', doc: 'Pressure at which a model-free digest is written at once. Default 80 (the seed). A nonsense pair falls back to 50/80.' },
+  { name: 'warningPct', label: 'Warning line', default: 50, min: 0, max: null, sliderMax: 100, step: 1, kind: 'percent', unit: '% of window', doc: 'Pressure at which a background pass is scheduled. Default 50 (the compaction-between-turns design). A nonsense pair (warning >= emergency, or above 100) falls back to 50/80.' },
+  { name: 'emergencyPct', label: 'Emergency line', default: 80, min: 0, max: null, sliderMax: 100, step: 1, kind: 'percent', unit: '% of window', doc: 'Pressure at which a model-free digest is written at once. Default 80 (the compaction-between-turns design). A nonsense pair falls back to 50/80.' },
   { name: 'contextWindow', label: 'Context window', default: 200000, min: 1000, max: null, sliderMax: 1000000, step: 1000, kind: 'int', unit: 'tokens', doc: "The model's context window; pressure = tokens seen / contextWindow. Default 200,000 (the issue)." },
-  { name: 'keepLast', label: 'Keep last', default: 40, min: 0, max: null, sliderMax: 200, step: 1, kind: 'int', unit: 'turns', doc: 'Most recent turns never summarized. Default 40 (the seed, agent profile); 6 for the seed\'s "ordinary" profile.' },
-  { name: 'minBatch', label: 'Min batch', default: 20, min: 1, max: null, sliderMax: 200, step: 1, kind: 'int', unit: 'turns', doc: 'A background pass summarizes new turns only when at least this many lie beyond the kept window. Default 20 (the seed).' },
-  { name: 'chunkChars', label: 'Chunk size', default: 18000, min: 500, max: null, sliderMax: 100000, step: 500, kind: 'int', unit: 'chars', doc: 'About how many characters one chunk summary covers. Default 18,000 (the seed).' },
-  { name: 'concurrency', label: 'Concurrency', default: 4, min: 1, max: 32, step: 1, kind: 'int', unit: 'chunks', doc: 'Chunks summarized at once by the background pass. Default 4 (the seed).' },
+  { name: 'keepLast', label: 'Keep last', default: 40, min: 0, max: null, sliderMax: 200, step: 1, kind: 'int', unit: 'turns', doc: 'Most recent turns never summarized. Default 40 (the compaction-between-turns design, agent profile); 6 for its "ordinary" profile.' },
+  { name: 'minBatch', label: 'Min batch', default: 20, min: 1, max: null, sliderMax: 200, step: 1, kind: 'int', unit: 'turns', doc: 'A background pass summarizes new turns only when at least this many lie beyond the kept window. Default 20 (the compaction-between-turns design).' },
+  { name: 'chunkChars', label: 'Chunk size', default: 18000, min: 500, max: null, sliderMax: 100000, step: 500, kind: 'int', unit: 'chars', doc: 'About how many characters one chunk summary covers. Default 18,000 (the compaction-between-turns design).' },
+  { name: 'concurrency', label: 'Concurrency', default: 4, min: 1, max: 32, step: 1, kind: 'int', unit: 'chunks', doc: 'Chunks summarized at once by the background pass. Default 4 (the compaction-between-turns design).' },
   preMaskSpec,
 ];
 
@@ -256,7 +256,7 @@ export const twoLineStrategy: StrategyRules<TwoLineParams> = {
   name: 'two-line',
   label: 'Two-line',
   description:
-    'Two pressure lines on the context window: past warningPct a background pass summarizes the turns beyond the last keepLast in chunks of about chunkChars; past emergencyPct a model-free digest replaces them at once and is upgraded in the background. keepLast 40 is the agent profile; use 6 for an ordinary chat. Follows the compaction-between-turns seed.',
+    'Two pressure lines on the context window: past warningPct a background pass summarizes the turns beyond the last keepLast in chunks of about chunkChars; past emergencyPct a model-free digest replaces them at once and is upgraded in the background. keepLast 40 is the agent profile; use 6 for an ordinary chat. Follows the compaction-between-turns design.',
   specs: twoLineSpecs,
   plan: planTwoLine,
   view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted && (s.kind === 'digest' || s.kind === 'chunk')),

@@ -1,5 +1,5 @@
 /**
- * Strategy `watermark`: one forward-only watermark over the session (the seed: a session
+ * Strategy `watermark`: one forward-only watermark over the session (the session
  * compaction spec). Everything between the stable prefix and the watermark is replaced
  * by ONE synthetic user turn `<COMPACTION_SUMMARY model=... watermark=...>…</COMPACTION_SUMMARY>`
  * (shared/replay/build.ts writes it); the last `preserveRecentTurns` turns are never
@@ -39,11 +39,11 @@ export type WatermarkParams = {
 };
 
 export const watermarkSpecs: readonly ParamSpec[] = [
-  { name: 'softThresholdTokens', label: 'Soft threshold', default: 30000, min: 0, max: null, sliderMax: 200000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs if the cost budget allows. Default 30,000 (the seed spec).' },
-  { name: 'hardCapTokens', label: 'Hard cap', default: 80000, min: 1, max: null, sliderMax: 400000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs even when the budget is spent (budget_exhausted_forced), and under which a failed summarizer leaves things alone. Default 80,000 (the seed spec).' },
-  { name: 'preserveRecentTurns', label: 'Preserve recent', default: 5, min: 0, max: null, sliderMax: 100, step: 1, kind: 'int', unit: 'turns', doc: 'The most recent turns, never summarized. Default 5 (the seed spec).' },
-  { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in shared/cost/prices.ts; an unlisted model costs 0); over it, only the hard cap compacts. Default 0.20 (the seed spec).' },
-  { name: 'summaryMaxTokens', label: 'Summary size', default: 2000, min: 64, max: null, sliderMax: 16000, step: 100, kind: 'int', unit: 'tokens', doc: 'Target (maximum) size of the compaction summary. Default 2,000: the seed leaves it open; 2,000 is the cap the dag and rolling summaries use here, about 7% of the soft threshold.' },
+  { name: 'softThresholdTokens', label: 'Soft threshold', default: 30000, min: 0, max: null, sliderMax: 200000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs if the cost budget allows. Default 30,000 (the session compaction spec).' },
+  { name: 'hardCapTokens', label: 'Hard cap', default: 80000, min: 1, max: null, sliderMax: 400000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs even when the budget is spent (budget_exhausted_forced), and under which a failed summarizer leaves things alone. Default 80,000 (the session compaction spec).' },
+  { name: 'preserveRecentTurns', label: 'Preserve recent', default: 5, min: 0, max: null, sliderMax: 100, step: 1, kind: 'int', unit: 'turns', doc: 'The most recent turns, never summarized. Default 5 (the session compaction spec).' },
+  { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in shared/cost/prices.ts; an unlisted model costs 0); over it, only the hard cap compacts. Default 0.20 (the session compaction spec).' },
+  { name: 'summaryMaxTokens', label: 'Summary size', default: 2000, min: 64, max: null, sliderMax: 16000, step: 100, kind: 'int', unit: 'tokens', doc: 'Target (maximum) size of the compaction summary. Default 2,000: the session compaction spec leaves it open; 2,000 is the cap the dag and rolling summaries use here, about 7% of the soft threshold.' },
   preMaskSpec,
 ];
 
@@ -197,7 +197,7 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   name: 'watermark',
   label: 'Watermark',
   description:
-    'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec seed.',
+    'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec.',
   specs: watermarkSpecs,
   plan: planWatermark,
   view: ({ turns, summaries, state }) => watermarkCandidates(turns, currentSummary(summaries, state.watermarkSummaryId, 'watermark'), state.watermark),

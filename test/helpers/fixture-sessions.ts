@@ -4,12 +4,12 @@
  * pass tests. Everything is read from inside the repository.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles, type ImportedSessionInfo } from '../../electron/importers/import.js';
 import { listToolCycles } from '../../electron/store/turns.js';
+import { tempDb } from './temp-db.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = path.join(ROOT, 'test/fixtures');
@@ -46,18 +46,9 @@ export interface FixtureDb {
 
 /** A temp database with every fixture imported once (duplicates reported by the importer are left out). */
 export function fixtureDb(): FixtureDb {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-fixtures-'));
-  const db = openDatabase(path.join(dir, 'studio.sqlite'));
+  const { db, dir, cleanup } = tempDb('cs-fixtures-', 'studio.sqlite');
   const sessions = importFiles(db, fixtureFiles()).sessions.filter((s) => !s.duplicate);
-  return {
-    db,
-    dir,
-    sessions,
-    close() {
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { db, dir, sessions, close: cleanup };
 }
 
 /** The session whose source file name contains `part` (the first match). */

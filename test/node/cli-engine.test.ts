@@ -4,13 +4,13 @@
  * spotter session, and against the fake OpenAI-compatible server for --summarizer openai.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../electron/cli/run.js';
 import { ProgressBar } from '../../electron/cli/commands/engine-args.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { fakeSummaryOf, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const SET = ['--set', 'tokenBudget=40000', '--set', 'leafChunkTokens=8000'];
@@ -24,6 +24,7 @@ class Sink {
   }
 }
 
+let tmp: TempDir;
 let dir: string;
 let dbPath: string;
 async function cli(args: string[], opts: { stderrTTY?: boolean; stdoutTTY?: boolean; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}) {
@@ -34,13 +35,14 @@ async function cli(args: string[], opts: { stderrTTY?: boolean; stdoutTTY?: bool
 }
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cli-engine-'));
-  dbPath = path.join(dir, 'studio.db');
+  tmp = tempDir('cs-cli-engine-');
+  ({ dir, dbPath } = tmp);
   const r = await cli(['import', SPOTTER, '--json']);
   expect(r.code).toBe(0);
+  // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
   expect(JSON.parse(r.stdout).sessions[0]).toMatchObject({ id: 1, turns: 306, tokens: 140001 });
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => tmp.cleanup());
 
 describe('plan', () => {
   it('prints the trigger, boundaries, spans and projected DAG as one JSON document', async () => {
@@ -63,6 +65,7 @@ describe('plan', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe('Plan for session 1 (306 turns, 140001 tokens), strategy dag, new variant');
+    // 140,001 / 40,000 = 350%.
     expect(lines[2]).toBe('  trigger: compact: context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
     expect(lines.filter((l) => l.startsWith('  span '))).toHaveLength(18);
   });
@@ -76,6 +79,7 @@ describe('compact', () => {
     const out = JSON.parse(first.stdout);
     expect(Object.keys(out)).toEqual(['variantId', 'runId', 'status', 'stats']);
     expect(out).toMatchObject({ variantId: 1, runId: 1, status: 'completed' });
+    // As in engine.test.ts: 18 leaves + 1 condensed; 139,992 = the normalized replay of the 140,001 stored tokens.
     expect(out.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tokensBefore: 139992, leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 } });
     expect(out.stats.tokensAfter).toBeLessThan(6000);
 

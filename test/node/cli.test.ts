@@ -7,12 +7,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../electron/cli/run.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
@@ -21,6 +21,7 @@ const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13
 // The tsx loader by absolute URL: the CLI runs with a temp dir as its working directory.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
+let tmp: TempDir;
 let dir: string;
 let db: string;
 
@@ -60,10 +61,10 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
 }
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cli-'));
-  db = path.join(dir, 'studio.db');
+  tmp = tempDir('cs-cli-');
+  ({ dir, dbPath: db } = tmp);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => tmp.cleanup());
 
 // The spawned tests start a Node process each; on a busy 2-core machine that takes seconds.
 describe('compaction-studio CLI', { timeout: 180_000 }, () => {

@@ -4,11 +4,9 @@
  * summaries as the server wrote them, the concurrency limit on the wire, the fallback
  * tier when the server fails, and cancellation mid-pass leaving a consistent database.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
@@ -16,12 +14,13 @@ import { listTurns } from '../../electron/store/turns.js';
 import { turnsToItems, itemsToSourceText } from '../../shared/summarize/items.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const PARAMS = { tokenBudget: 40000, leafChunkTokens: 8000 };
 
 let server: FakeOpenAiServer;
-let dir: string;
+let tmp: TempDb;
 let db: DB;
 let sessionId: number;
 beforeAll(async () => {
@@ -31,17 +30,14 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-engine-openai-'));
-  db = openDatabase(path.join(dir, 'studio.sqlite'));
+  tmp = tempDb('cs-engine-openai-', 'studio.sqlite');
+  db = tmp.db;
   sessionId = importFiles(db, [SPOTTER]).sessions[0].id;
   server.requests.length = 0;
   server.script([]);
   server.setDefault({ kind: 'summary' });
 });
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => tmp.cleanup());
 
 const openai = (extra: { maxRetries?: number; timeoutMs?: number } = {}) => ({ kind: 'openai' as const, baseURL: server.baseURL, model: 'fake-model', apiKey: 'test-key', maxRetries: extra.maxRetries ?? 0, timeoutMs: extra.timeoutMs ?? 10_000 });
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;

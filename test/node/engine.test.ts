@@ -4,11 +4,9 @@
  * project's importer into a temporary SQLite file, compacted with the extractive
  * summarizer through the real dag pass.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { EngineError, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
@@ -16,25 +14,24 @@ import { listTurns } from '../../electron/store/turns.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 /** Small enough a budget that the 140,001-token session must compact; 8,000-token leaf chunks. */
 const PARAMS = { tokenBudget: 40000, leafChunkTokens: 8000 };
 
-let dir: string;
+let tmp: TempDb;
 let db: DB;
 let sessionId: number;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-engine-'));
-  db = openDatabase(path.join(dir, 'studio.sqlite'));
+  tmp = tempDb('cs-engine-', 'studio.sqlite');
+  db = tmp.db;
   const [s] = importFiles(db, [SPOTTER]).sessions;
+  // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
   expect([s.turns, s.tokens]).toEqual([306, 140001]);
   sessionId = s.id;
 });
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => tmp.cleanup());
 
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
@@ -52,8 +49,10 @@ describe('runCompaction', () => {
     expect(result.error).toBeNull();
     expect(events[0]).toBe(`started ${result.runId}/${result.variantId}`);
     expect(events.slice(1)).toEqual(Array.from({ length: 20 }, (_, i) => `${i}/19`));
+    // 18 leaves + 1 condensed = 19 calls; turns 0-288 compacted (the fresh tail starts at 289).
     expect(result.stats).toMatchObject({ leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 }, summarizerCalls: 19, cacheHits: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
-    // tokens the model sees = the replay's total, before (every turn, normalized) and after
+    // tokens the model sees = the replay's total, before (every turn, normalized) and after.
+    // 139,992 = 140,001 stored minus 9 whitespace-only text blocks (1 token each) the replay's normalization drops.
     expect(result.stats.tokensBefore).toBe(139992);
     const turns = listTurns(db, sessionId);
     expect(result.stats.tokensAfter).toBe(replayTokens(db, result.variantId, turns, (t) => countTokens(t)));
@@ -120,6 +119,7 @@ describe('runCompaction', () => {
     db.exec("CREATE TEMP TRIGGER simulate_disk_full BEFORE INSERT ON summaries BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;");
     const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS });
     expect(result).toMatchObject({ status: 'failed', error: 'disk full (simulated)' });
+    // Every summary was made (19 calls, as above), none committed: the replay is unchanged (139,992 as above).
     expect(result.stats).toMatchObject({ summarizerCalls: 19, tokensBefore: 139992, tokensAfter: 139992 });
     const [run] = listRuns(db, result.variantId);
     expect(run).toMatchObject({ status: 'failed', error: 'disk full (simulated)' });
@@ -146,6 +146,7 @@ describe('planSession and resolveVariantFor', () => {
     expect(tables.map(count)).toEqual([0, 0, 0, 0]);
     expect(plan.variantId).toBeNull();
     expect(plan.trigger).toMatchObject({ compact: true });
+    // The planner counts stored tokens (140,001), the engine's stats the normalized replay (139,992).
     expect([plan.spans.length, plan.condense.length, plan.tokensBefore]).toEqual([18, 1, 140001]);
     expect(plan.boundaries.find((b) => b.kind === 'fresh-tail')?.position).toBe(289);
   });

@@ -11,7 +11,7 @@ import type { SummaryInfo } from '../../shared/contract.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { importText } from '../../electron/importers/import.js';
 import { listTurns } from '../../electron/store/turns.js';
-import { tempDb } from './replay-fixtures.js';
+import { tempDb } from '../helpers/temp-db.js';
 
 function turn(position: number, role: Role, blocks: ContentBlock[]): Turn {
   return { id: 500 + position, sessionId: 9, position, role, blocks, charCount: 0, tokenCount: 0, timestamp: null, model: null, agentId: null, sourceIds: [] };

@@ -4,34 +4,32 @@
  * FTS shadow tables included, compared before and after).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { ImportError, importFiles, importText } from '../../electron/importers/import.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SMALL_CC = path.join(FIXTURES, 'claude-code/claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json');
 
+let tmp: TempDb;
 let dir: string;
 let db: DB;
 let before: Record<string, unknown[]>;
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bad-input-'));
-  db = openDatabase(path.join(dir, 'studio.db'));
+  tmp = tempDb('cs-bad-input-');
+  ({ dir, db } = tmp);
   // A store with real content, so "unchanged" means something.
   importFiles(db, [path.join(FIXTURES, 'claude-code/spotter__tool_heavy.jsonl')]);
   before = dbSnapshot(db);
 });
-afterAll(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => tmp.cleanup());
 
 function write(name: string, content: string | Buffer): string {
   const p = path.join(dir, name);

@@ -4,7 +4,6 @@
  * content hash, and importText = importFiles for the same bytes.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { listExternalCompactions, listToolCycles, listTurns } from '../../electr
 import { importFiles, importText } from '../../electron/importers/import.js';
 import { detectDocument, detectJsonlRecord } from '../../electron/importers/detect.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
@@ -21,14 +21,16 @@ const CODEX = path.join(ROOT, 'test/fixtures/codex/rollout-2025-09-30T09-12-01-0
 const TAU = path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json');
 
 let db: DB;
+let tmp: TempDir;
 let dir: string;
 beforeEach(() => {
   db = openDatabase(':memory:');
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-formats-'));
+  tmp = tempDir('cs-formats-');
+  dir = tmp.dir;
 });
 afterEach(() => {
   db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  tmp.cleanup();
 });
 
 describe('Anthropic Messages request bodies', () => {

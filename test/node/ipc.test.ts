@@ -4,27 +4,26 @@
  * and the field), the sender check on every IPC call, the app:// file mapping, and the
  * operation list the preload receives.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS, type Envelope } from '../../shared/contract.js';
-import { APP_ENTRY_URL, checkSender, isTrustedSenderUrl, operationChannel, rendererFileForUrl } from '../../electron/shell/ipc.js';
+import { OPERATIONS, operationChannel, type Envelope } from '../../shared/contract.js';
+import { APP_ENTRY_URL, checkSender, isTrustedSenderUrl, rendererFileForUrl } from '../../electron/shell/ipc.js';
 import { operationsFromArgv, operationsSwitch } from '../../electron/shell/preload-args.js';
 import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
-let dir: string;
+let tmp: TempDir;
 let service: StudioService;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-ipc-'));
-  service = await createStudioService({ dbPath: path.join(dir, 'studio.db'), resourcesDir: path.join(dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
+  tmp = tempDir('studio-ipc-');
+  service = await createStudioService({ dbPath: tmp.dbPath, resourcesDir: path.join(tmp.dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
 });
 
 afterAll(async () => {
   await service.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  tmp.cleanup();
 });
 
 function expectError(envelope: Envelope<unknown>): { code: string; message: string } {

@@ -4,11 +4,9 @@
  * sees masked counts, the summarizer masked turns, the replay masked tool results, and
  * the stored turns never change.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { listSummaries, getVariant } from '../../electron/store/variants.js';
@@ -20,23 +18,21 @@ import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js
 import type { SummarizeRequest, Summarizer } from '../../shared/strategies/summarizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code', 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const PLACEHOLDER = /^\[tool result masked: .+ output, \d+ chars removed\]$/;
 
-let dir: string;
+let tmp: TempDb;
 let db: DB;
 let sessionId: number;
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-mask-stage-'));
-  db = openDatabase(path.join(dir, 'studio.db'));
+  tmp = tempDb('cs-mask-stage-');
+  db = tmp.db;
   sessionId = importFiles(db, [SPOTTER], { discoverSubagents: false }).sessions[0].id;
 });
-afterAll(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => tmp.cleanup());
 
 describe('masking as a first stage of the summarizing strategies', () => {
   it('is off by default (∞) and, when set, plans every summarizing strategy on the masked counts', () => {

@@ -3,14 +3,13 @@
  * migrate to N, and compare: every row written before is still there unchanged, the
  * tables N adds exist (empty) and accept rows. Also: STRICT tables, idempotent reopen.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, migrate, openDatabase, schemaVersion, type DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
+import { tempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
@@ -27,9 +26,9 @@ function tables(db: DB): string[] {
  * creation order (parents before children); FTS indexes fill through their triggers.
  */
 function importedAtVersion(version: number, files: string[]): DB {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-migrate-src-'));
+  const tmp = tempDir('cs-migrate-src-', 'src.db');
   try {
-    const file = path.join(dir, 'src.db');
+    const file = tmp.dbPath;
     const src = openDatabase(file);
     importFiles(src, files);
     src.close();
@@ -45,7 +44,7 @@ function importedAtVersion(version: number, files: string[]): DB {
     db.exec('DETACH DATABASE src');
     return db;
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    tmp.cleanup();
   }
 }
 
@@ -126,9 +125,9 @@ describe('migrations', () => {
   });
 
   it('reopening a migrated database file changes nothing', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-migrate-'));
+    const tmp = tempDir('cs-migrate-');
     try {
-      const file = path.join(dir, 'studio.db');
+      const file = tmp.dbPath;
       const db = openDatabase(file);
       importFiles(db, [SPOTTER]);
       const snapshot = dbSnapshot(db);
@@ -138,7 +137,7 @@ describe('migrations', () => {
       expect(dbSnapshot(again)).toEqual(snapshot);
       again.close();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      tmp.cleanup();
     }
   });
 });

@@ -9,7 +9,7 @@ import { countTokens } from '../../electron/tokenizer.js';
 import { createOpenAiSummarizer, OPENAI_PROMPT_VERSION } from '../../electron/summarize/openai.js';
 import { createSummarizer } from '../../electron/summarize/index.js';
 import { Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
-import { cacheSize } from '../../electron/summarize/cache.js';
+import { cacheSize } from '../../electron/store/summary-cache.js';
 import type { SummarizeItem, SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';

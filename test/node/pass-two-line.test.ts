@@ -17,7 +17,8 @@ import { planFor } from '../../shared/strategies/index.js';
 import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import type { DB } from '../../electron/store/db.js';
-import { chatSession, insertSession, scriptedSummarizer, tempDb, turnsTableSnapshot } from './replay-fixtures.js';
+import { chatSession, insertSession, scriptedSummarizer, turnsTableSnapshot } from '../helpers/replay-fixtures.js';
+import { tempDb } from '../helpers/temp-db.js';
 
 let cleanup: (() => void) | null = null;
 afterEach(() => {

@@ -12,7 +12,8 @@ import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages, WATERMARK_GLUE } from '../../shared/replay/index.js';
 import type { DB } from '../../electron/store/db.js';
 import { itemsToSourceText, turnsToItems } from '../../shared/summarize/items.js';
-import { chatSession, insertSession, scriptedSummarizer, tempDb, turn, turnsTableSnapshot } from './replay-fixtures.js';
+import { chatSession, insertSession, scriptedSummarizer, turn, turnsTableSnapshot } from '../helpers/replay-fixtures.js';
+import { tempDb } from '../helpers/temp-db.js';
 
 let cleanup: (() => void) | null = null;
 afterEach(() => {

@@ -5,13 +5,11 @@
  * centred on their children, bus edges reaching every child, unchanged nodes reused, the
  * drawn-node cap).
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planFor } from '../../shared/strategies/index.js';
 import type { ProjectedDag, StrategyName } from '../../shared/strategies/types.js';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listTurnMetas } from '../../electron/store/turns.js';
 import { turnMetaColumns } from '../../electron/services/session-views.js';
@@ -19,27 +17,25 @@ import { metasFromColumns, totalTokens } from '../../renderer/plan/metas.js';
 import { chunkSpans, protectedBoundary, rangeIndexAt } from '../../renderer/plan/lookup.js';
 import { MAX_DRAWN_NODES, dagOf, layoutDag, reuseUnchanged } from '../../renderer/components/dag-layout.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SPOTTER = path.join(path.join(ROOT, 'test/fixtures'), 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 
-let dir: string;
+let tmp: TempDb;
 let db: DB;
 let metas: TurnMeta[];
 let sessionId: number;
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-renderer-'));
-  db = openDatabase(path.join(dir, 'studio.db'));
+  tmp = tempDb('cs-renderer-');
+  db = tmp.db;
   const [session] = importFiles(db, [SPOTTER], { discoverSubagents: false }).sessions;
   sessionId = session.id;
   metas = metasFromColumns(turnMetaColumns(db, sessionId));
 });
 
-afterAll(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => tmp.cleanup());
 
 const plan = (strategy: StrategyName, params: Record<string, number> = {}) => planFor(strategy, { turns: metas, summaries: [], state: {}, params });
 
@@ -47,6 +43,7 @@ describe('turn metas in the window', () => {
   it('rebuilds exactly the store metas from the columns the server sends', () => {
     expect(metas).toHaveLength(306);
     expect(metas).toEqual(listTurnMetas(db, sessionId));
+    // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
     expect(totalTokens(turnMetaColumns(db, sessionId))).toBe(140001);
   });
 });
@@ -137,6 +134,7 @@ describe('DAG layout', () => {
       edges: leaves.map((l) => ({ source: 'p5000', target: l.id })),
     };
     const drawn = dagOf(dag, []);
+    // 5,000 leaves + 1 condensed parent.
     expect(drawn.total).toBe(5001);
     expect(drawn.nodes).toHaveLength(MAX_DRAWN_NODES);
     expect(drawn.nodes.some((n) => n.id === 'p5000')).toBe(true);

@@ -14,11 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport, StudioEvent } from '../../shared/contract.js';
 import { CONTENT_SECURITY_POLICY } from '../../electron/services/csp.js';
 import { startServer, type RunningServer } from '../../electron/server/http-server.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SMALLEST = path.join(FIXTURES, 'claude-code', 'claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 
+let tmp: TempDir;
 let dir: string;
 let server: RunningServer;
 
@@ -40,18 +42,19 @@ const api = (op: string, input: unknown, token: string | null = server.token) =>
   request({ method: 'POST', path: `/api/${op}`, headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) }, body: JSON.stringify(input) });
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-server-'));
+  tmp = tempDir('studio-server-');
+  dir = tmp.dir;
   const rendererDir = path.join(dir, 'renderer');
   fs.mkdirSync(path.join(rendererDir, 'assets'), { recursive: true });
   fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Compaction Studio</title><script type="module" src="./assets/app.js"></script>');
   fs.writeFileSync(path.join(rendererDir, 'assets', 'app.js'), 'console.log("window");');
   fs.writeFileSync(path.join(dir, 'secret.txt'), 'outside the renderer folder');
-  server = await startServer({ port: 0, dbPath: path.join(dir, 'studio.db'), rendererDir, importDemo: false });
+  server = await startServer({ port: 0, dbPath: tmp.dbPath, rendererDir, importDemo: false });
 });
 
 afterAll(async () => {
   await server.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  tmp.cleanup();
 });
 
 describe('the API token', () => {

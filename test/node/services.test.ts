@@ -5,7 +5,6 @@
  * is used but never reported back or stored in the database.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,12 +13,14 @@ import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
 import { API_KEY_FILE, safeStorageSecretStore, type SafeStorageLike } from '../../electron/shell/settings.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
+import { tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures');
 const SPOTTER = path.join(FIXTURES, 'claude-code', 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const SMALLEST = path.join(FIXTURES, 'claude-code', 'claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 
+let tmp: TempDir;
 let dir: string;
 let service: StudioService;
 const events: StudioEvent[] = [];
@@ -45,14 +46,15 @@ function finished(runId: number): Promise<Extract<StudioEvent, { type: 'run-fini
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-services-'));
-  service = await createStudioService({ dbPath: path.join(dir, 'studio.db'), resourcesDir: path.join(dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
+  tmp = tempDir('studio-services-');
+  dir = tmp.dir;
+  service = await createStudioService({ dbPath: tmp.dbPath, resourcesDir: path.join(dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
   service.onEvent((e) => events.push(e));
 });
 
 afterAll(async () => {
   await service.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  tmp.cleanup();
 });
 
 describe('importing through the service', () => {
@@ -63,6 +65,7 @@ describe('importing through the service', () => {
     const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [SPOTTER] }));
     const parent = report.sessions[0];
     spotterId = parent.id;
+    // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
     expect(parent).toMatchObject({ title: 'Implement spotter-gqc', format: 'claude-code', turns: 306, tokens: 140001, toolCalls: 186, externalCompactions: 1, duplicate: false, parentSessionId: null });
     expect(events.slice(before)).toEqual([{ type: 'sessions-changed' }]);
     const detail = value<{ externalCompactions_: Array<{ trigger: string; preTokens: number | null }> }>(await service.dispatch('getSession', { sessionId: spotterId }));
@@ -263,16 +266,12 @@ describe('two-line: one task per session', () => {
       expect(other.ok ? null : other.error.code).toBe('busy');
 
       expect((await finished(first.runId)).status).toBe('completed');
-      // Exactly one more run follows (three requests while running collapse into one rerun).
-      let runs: Array<{ id: number; status: string }> = [];
-      for (let i = 0; i < 200; i++) {
-        runs = value<Array<{ id: number; status: string }>>(await service.dispatch('listRuns', { variantId: first.variantId }));
-        if (runs.length === 2 && runs[1].status !== 'running') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // Exactly one more run follows (three requests while running collapse into one rerun):
+      // once the session's two-line task is idle (its rerun ended, none marked), nothing else can start.
+      await service.runner.whenTwoLineIdle(sessionId);
+      const runs = value<Array<{ id: number; status: string }>>(await service.dispatch('listRuns', { variantId: first.variantId }));
       expect(runs.map((r) => r.status)).toEqual(['completed', expect.stringMatching(/^(completed|skipped)$/)]);
       await service.runner.whenDone(runs[1].id);
-      await new Promise((r) => setTimeout(r, 300));
       expect(value<unknown[]>(await service.dispatch('listRuns', { variantId: first.variantId }))).toHaveLength(2);
     } finally {
       await service.dispatch('setSettings', { summarizer: { kind: 'extractive' }, apiKey: '', concurrency: 4 });
@@ -316,7 +315,8 @@ describe('the API key', () => {
   });
 
   it('is kept encrypted with safeStorage in Electron, or only in memory when the OS has no encryption', () => {
-    const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-userdata-'));
+    const userDataDir = tempDir('studio-userdata-');
+    const userData = userDataDir.dir;
     // Stand-in for Electron's safeStorage (the OS keychain): a reversible transform.
     const available: SafeStorageLike = {
       isEncryptionAvailable: () => true,
@@ -339,7 +339,7 @@ describe('the API key', () => {
     expect(noKeyring.getApiKey()).toBe('sk-typed-in');
     expect(fs.readdirSync(userData)).toEqual([]);
     expect(warnings).toEqual(['safeStorage encryption is not available: the API key is kept in memory until the app quits']);
-    fs.rmSync(userData, { recursive: true, force: true });
+    userDataDir.cleanup();
   });
 });
 

@@ -1,10 +1,11 @@
 /**
- * The summary cache (electron/summarize/cache.ts) and the tier ladder with the
+ * The summary cache (key: electron/summarize/cache.ts, rows: electron/store/summary-cache.ts) and the tier ladder with the
  * extractive summarizer (electron/summarize/tiers.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
-import { cacheGet, cachePut, cacheSize, summaryCacheKey } from '../../electron/summarize/cache.js';
+import { summaryCacheKey } from '../../electron/summarize/cache.js';
+import { cacheGet, cachePut, cacheSize } from '../../electron/store/summary-cache.js';
 import { rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ExportFormatSchema, StudioError } from '../../../shared/contract.js';
+import { ExportFormatSchema, StudioError, type ExportFile, type SavedExportFile } from '../../../shared/contract.js';
 import { getVariant } from '../../store/variants.js';
 import { exportFor } from '../../services/collaborators.js';
 import { CliError, UsageError, requireSession, stringOption, type CliCommand } from '../framework.js';
@@ -34,7 +34,7 @@ export const command: CliCommand = {
     if (!format.success) throw new UsageError(`--format must be one of ${ExportFormatSchema.options.join(', ')}${formatArg === undefined ? '' : `, got "${formatArg}"`}`);
     const variant = getVariant(db, Number(variantArg));
     if (!variant || variant.sessionId !== session.id) throw new CliError(`session ${session.id} has no variant ${variantArg} (see \`compaction-studio variants ${session.id}\`)`, 'not_found', 1);
-    let file;
+    let file: ExportFile;
     try {
       file = exportFor(db, variant.id, format.data);
     } catch (e) {
@@ -44,7 +44,7 @@ export const command: CliCommand = {
     if (output !== undefined) {
       const target = path.resolve(ctx.cwd, output);
       fs.writeFileSync(target, file.content);
-      if (ctx.jsonMode) ctx.json({ fileName: file.fileName, mimeType: file.mimeType, savedTo: target, bytes: Buffer.byteLength(file.content) });
+      if (ctx.jsonMode) ctx.json({ fileName: file.fileName, mimeType: file.mimeType, savedTo: target, bytes: Buffer.byteLength(file.content) } satisfies SavedExportFile);
       else ctx.err(`wrote ${Buffer.byteLength(file.content)} bytes (${format.data}) to ${target}`);
       return 0;
     }

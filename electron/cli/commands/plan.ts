@@ -1,4 +1,5 @@
 /** `plan <session> --strategy S [--set k=v ...]`: the pure planner's decision, no summarizer call, no write. */
+import type { PlanReport } from '../../../shared/contract.js';
 import { planSession } from '../../engine/engine.js';
 import { requireSession, type CliCommand } from '../framework.js';
 import { asCliError, paramsArg, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
@@ -24,7 +25,7 @@ export const command: CliCommand = {
       throw asCliError(e);
     }
     if (ctx.jsonMode) {
-      ctx.json({ sessionId: session.id, ...plan });
+      ctx.json({ sessionId: session.id, ...plan } satisfies PlanReport);
       return 0;
     }
     ctx.out(`Plan for session ${session.id} (${session.turns} turns, ${session.tokens} tokens), strategy ${strategy}${plan.variantId !== null ? `, variant ${plan.variantId}` : ', new variant'}`);

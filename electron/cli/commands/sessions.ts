@@ -1,6 +1,6 @@
 /** `sessions`: list what the store holds. */
 import { listSessions } from '../../store/sessions.js';
-import { sessionInfoOf } from '../../importers/import.js';
+import { sessionInfoOf } from '../../store/sessions.js';
 import { formatTable, type CliCommand } from '../framework.js';
 
 export const command: CliCommand = {

@@ -1,7 +1,7 @@
 /** `show <session>`: a session's turns (role, tokens, a text preview) and its recorded compactions. */
-import { childSessions } from '../../store/sessions.js';
+import type { SessionListing, TurnPreview } from '../../../shared/contract.js';
+import { childSessions, sessionInfoOf } from '../../store/sessions.js';
 import { listExternalCompactions, listTurns } from '../../store/turns.js';
-import { sessionInfoOf } from '../../importers/import.js';
 import { formatTable, intOption, requireSession, type CliCommand } from '../framework.js';
 
 const PREVIEW_CHARS = 100;
@@ -29,7 +29,7 @@ export const command: CliCommand = {
     const turns = listTurns(db, session.id, { from, to: Math.min(session.turns, from + limit) });
     const compactions = listExternalCompactions(db, session.id);
     const children = childSessions(db, session.id);
-    const rows = turns.map((t) => {
+    const rows = turns.map((t): TurnPreview => {
       const text = t.blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'thinking' ? `(thinking) ${b.thinking}` : b.type === 'tool_use' ? `[${b.name}]` : b.type === 'tool_result' ? `[result] ${b.content}` : `[image ${b.mediaType}]`)).join(' ');
       return { position: t.position, role: t.role, tokens: t.tokenCount, chars: t.charCount, preview: preview(text) };
     });
@@ -39,7 +39,7 @@ export const command: CliCommand = {
         externalCompactions: compactions.map((c) => ({ trigger: c.trigger, preTokens: c.preTokens, firstPosition: c.firstPosition, lastPosition: c.lastPosition, boundaryPosition: c.boundaryPosition, summaryTokenCount: c.summaryTokenCount, summaryText: c.summaryText })),
         children: children.map(sessionInfoOf),
         turns: rows,
-      });
+      } satisfies SessionListing);
       return 0;
     }
     ctx.out(`Session ${session.id}: ${session.title}`);

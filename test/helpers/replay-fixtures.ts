@@ -1,31 +1,12 @@
 /**
- * Test helpers for the watermark / two-line / replay / export tests: a temporary
- * database, synthetic sessions written straight into the real store (real token
- * counts, real tool-cycle pairing), and a snapshot of the turns table.
+ * Test helpers for the watermark / two-line tests: synthetic sessions written straight
+ * into the real store (real token counts, real tool-cycle pairing) and a snapshot of the
+ * turns table. (A temporary database: temp-db.ts.)
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import type { DB } from '../../electron/store/db.js';
 import { countBlockTokens } from '../../electron/tokenizer.js';
 import { blocksToText, pairToolCycles, type ContentBlock, type ImportedTurn, type Role } from '../../shared/model/turn.js';
 import type { Summarizer, SummarizeRequest, SummarizeResult } from '../../shared/strategies/summarizer.js';
-
-export const ROOT = path.resolve(__dirname, '../..');
-export const FIXTURES = path.join(ROOT, 'test/fixtures');
-
-export function tempDb(): { db: DB; dir: string; cleanup(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-h3-'));
-  const db = openDatabase(path.join(dir, 'studio.db'));
-  return {
-    db,
-    dir,
-    cleanup() {
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 let hashCounter = 0;
 

@@ -1,0 +1,26 @@
+/**
+ * Data access for the `settings` table: one JSON value per key. What the keys mean and
+ * their defaults live with their users (electron/services/settings-store.ts, electron/demo.ts).
+ */
+import type { DB } from './db.js';
+
+/** The stored value of `key`, or undefined when the key is missing or its JSON is malformed. */
+export function readSetting(db: DB, key: string): unknown {
+  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+  if (!row) return undefined;
+  try {
+    return JSON.parse(row.value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the key has a row (whatever its value). */
+export function hasSetting(db: DB, key: string): boolean {
+  return db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
+}
+
+/** Inserts or replaces the key's value (stored as JSON). */
+export function writeSetting(db: DB, key: string, value: unknown): void {
+  db.prepare('INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+}

@@ -1,0 +1,52 @@
+/**
+ * Data access for the summary cache (table summary_cache, migration 002): what the
+ * summarizer already produced, keyed by `summaryCacheKey` (electron/summarize/cache.ts).
+ *
+ * LRU-bounded by a monotonically increasing `last_used` counter (no clock: two writes in
+ * the same millisecond still order correctly).
+ */
+import type { DB } from './db.js';
+import type { SummaryTier } from '../../shared/strategies/types.js';
+
+/** Default LRU bound: 1000 rows, the bound the summary cache was specified with. */
+export const DEFAULT_CACHE_LIMIT = 1000;
+
+export interface CachedSummary {
+  text: string;
+  tokenCount: number;
+  tier: SummaryTier;
+  model: string;
+}
+
+function nextUse(db: DB): number {
+  const row = db.prepare('SELECT COALESCE(MAX(last_used), 0) + 1 AS n FROM summary_cache').get() as { n: number };
+  return row.n;
+}
+
+/** Reads an entry and marks it most recently used. */
+export function cacheGet(db: DB, key: string): CachedSummary | null {
+  const row = db.prepare('SELECT text, token_count, tier, model FROM summary_cache WHERE cache_key = ?').get(key) as
+    | { text: string; token_count: number; tier: SummaryTier; model: string }
+    | undefined;
+  if (!row) return null;
+  db.prepare('UPDATE summary_cache SET last_used = ? WHERE cache_key = ?').run(nextUse(db), key);
+  return { text: row.text, tokenCount: row.token_count, tier: row.tier, model: row.model };
+}
+
+/** Writes (or refreshes) an entry, then evicts the least recently used rows beyond `limit`. */
+export function cachePut(db: DB, key: string, entry: CachedSummary, limit: number = DEFAULT_CACHE_LIMIT): void {
+  db.transaction(() => {
+    db.prepare(
+      `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used) VALUES (?,?,?,?,?,?,?)
+       ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used`,
+    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db));
+    const { n } = db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number };
+    if (n > limit) {
+      db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);
+    }
+  })();
+}
+
+export function cacheSize(db: DB): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number }).n;
+}
