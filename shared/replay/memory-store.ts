@@ -16,6 +16,18 @@ export interface MemorySummary extends NewSummary {
   childIds: number[];
 }
 
+const existingOf = (r: MemorySummary): ExistingSummary => ({
+  id: r.id,
+  kind: r.kind,
+  depth: r.depth,
+  tokenCount: r.tokenCount,
+  charCount: r.text.length,
+  compacted: r.compacted,
+  firstPosition: r.firstPosition,
+  lastPosition: r.lastPosition,
+  childIds: r.childIds,
+});
+
 export class MemoryVariantStore implements VariantStore {
   private readonly rows: MemorySummary[] = [];
   private readonly byId = new Map<number, MemorySummary>();
@@ -27,18 +39,12 @@ export class MemoryVariantStore implements VariantStore {
   private created: number[] = [];
   private folded: number[] = [];
 
+  /** The planners' view, kept in step with `rows` by each commit (replays read it before every call that may fire). */
+  private readonly views: ExistingSummary[] = [];
+  private snapshot: ExistingSummary[] | null = null;
+
   summaries(): ExistingSummary[] {
-    return this.rows.map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      depth: r.depth,
-      tokenCount: r.tokenCount,
-      charCount: r.text.length,
-      compacted: r.compacted,
-      firstPosition: r.firstPosition,
-      lastPosition: r.lastPosition,
-      childIds: r.childIds,
-    }));
+    return (this.snapshot ??= this.views.slice());
   }
 
   summaryText(id: number): string {
@@ -69,19 +75,24 @@ export class MemoryVariantStore implements VariantStore {
 
   async commit<T>(fn: (w: VariantWriter) => T): Promise<T> {
     const staged: MemorySummary[] = [];
-    const stagedFolds: number[] = [];
     let stagedState: VariantState | null = null;
     let nextId = this.nextId;
-    const view = () => [...this.summaries(), ...staged.map((r) => ({ ...r, charCount: r.text.length }))].map((s) => ({ ...s, compacted: s.compacted || stagedFolds.includes(s.id) }));
+    // What the commit itself sees: the stored summaries plus its own writes so far.
+    let view: ExistingSummary[] | null = null;
+    const folds = new Set<number>();
     const w: VariantWriter = {
-      summaries: view,
+      summaries: () => (view ??= [...this.summaries(), ...staged.map(existingOf)].map((x) => (folds.has(x.id) ? { ...x, compacted: true } : x))),
       state: () => stagedState ?? this.current,
       insertSummary: (s) => {
         const id = nextId++;
         staged.push({ ...s, turnIds: s.turnIds ?? [], id, compacted: false, callIndex: this.callIndex, childIds: s.childSummaryIds ?? [] });
+        view = null;
         return id;
       },
-      markCompacted: (ids) => stagedFolds.push(...ids),
+      markCompacted: (ids) => {
+        for (const id of ids) folds.add(id);
+        view = null;
+      },
       setState: (next) => {
         stagedState = next;
       },
@@ -91,13 +102,17 @@ export class MemoryVariantStore implements VariantStore {
     this.nextId = nextId;
     for (const r of staged) {
       this.rows.push(r);
+      this.views.push(existingOf(r));
       this.byId.set(r.id, r);
       this.created.push(r.id);
     }
-    for (const id of stagedFolds) {
+    if (staged.length > 0 || folds.size > 0) this.snapshot = null;
+    for (const id of folds) {
       const r = this.byId.get(id);
       if (r && !r.compacted) {
         r.compacted = true;
+        const i = r.id - 1; // ids are 1, 2, 3... in insertion order
+        this.views[i] = { ...this.views[i], compacted: true };
         this.folded.push(id);
       }
     }
