@@ -5,15 +5,15 @@
  *    failure mode `no_valid_boundary` when a tool cycle blocks every cut.
  * 2. `compaction_started` (with `failureMode: 'budget_exhausted_forced'` when the hard
  *    cap compacts over a spent budget).
- * 3. Summarize the new turns with the current summary as prior, through ctx.summarize
+ * 3. Summarize the turns between the watermark and the new one (design version 1: never
+ *    the earlier summaries, which stay as they are), through ctx.summarize
  *    with `allowFallback: false` so a failing model throws (cache and tiers are the
  *    engine's). On failure:
  *    - at or above the hard cap: TRUNCATION. The oldest non-preserved turns are dropped
  *      (tool-cycle safe) until pending tokens are under the cap. This is recorded as a
  *      summary row of kind 'watermark', tier 'truncation', model 'truncation', whose text
- *      is the previous summary (kept) plus a line saying which turns were dropped
- *      unsummarized; so "the watermark summary stands for everything up to the
- *      watermark" stays the one rule the replay and the next pass rely on.
+ *      says which turns were dropped unsummarized; so "each watermark summary stands for
+ *      its span" stays the one rule the replay and the next pass rely on.
  *      Event `compaction_failed` with failure mode `adapter_error` and
  *      `truncatedMessageCount`; the run completes (the context did shrink).
  *    - below the cap: event `compaction_failed` (`adapter_error`, `retry: true`), skip;
@@ -21,14 +21,14 @@
  * 4. Validate the resulting message list (shared/replay) under the OpenAI and the
  *    Anthropic rules; any problem: `compaction_failed` with `validation_failed`, nothing
  *    written.
- * 5. Commit in one transaction under the session lock: the new summary (depth = old + 1,
- *    turn edges to the newly covered turns, a child edge to the summary it replaces), the
- *    old one marked compacted, and the state {watermark, watermarkSummaryId, spentUsd}.
+ * 5. Commit in one transaction under the session lock: the new summary (depth 0, turn
+ *    edges to the newly covered turns; earlier summaries untouched) and the state
+ *    {watermark, watermarkSummaryId (the newest), spentUsd}.
  *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
-import { decideWatermark, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
-import { buildSpanIndex, convCountIn, convTurnIds } from '../strategies/spans.js';
+import { decideWatermark, liveWatermarkSummaries, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
+import { buildSpanIndex, convCountIn, convTokensIn, convTurnIds } from '../strategies/spans.js';
 import { costUsd } from '../cost/prices.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
@@ -43,17 +43,18 @@ export const TRUNCATION_MODEL = 'truncation';
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const isAbort = (ctx: PassContext, e: unknown) => ctx.signal.aborted || (e instanceof Error && e.name === 'AbortError');
 
-/** The line a truncation appends to the kept summary. */
+/** The text of a truncation record: which turns were dropped unsummarized, and why. */
 export function truncationNote(count: number, firstPosition: number, lastPosition: number, error: string): string {
   return `[${count} earlier message(s), turns ${firstPosition}-${lastPosition}, were truncated without a summary: the summarizer failed (${error.slice(0, 200)}).]`;
 }
 
-/** Problems of the message list the model would get with `text` standing for [prefix, watermark). */
-function validate(ctx: PassContext, model: string, watermark: number, text: string): MessageProblem[] {
+/** Problems of the message list the model would get with the earlier summaries and `text` standing for [watermark before, watermark). */
+function validate(ctx: PassContext, d: WatermarkDecision, model: string, watermark: number, text: string): MessageProblem[] {
   // A projected timeline has stand-ins, no text to validate.
   if (ctx.projected) return [];
   const turns = ctx.readTurns(0, ctx.metas.length);
-  const messages = normalizeReplay(watermarkCandidates(turns, { id: 0, model, text }, watermark));
+  const earlier = liveWatermarkSummaries(ctx.store.summaries()).map((x) => ({ id: x.id, model: 'earlier', text: ctx.store.summaryText(x.id), lastPosition: x.lastPosition }));
+  const messages = normalizeReplay(watermarkCandidates(turns, [...earlier, { id: 0, model, text, lastPosition: watermark - 1 }], watermark));
   return [...validateMessages(messages, 'openai'), ...validateMessages(messages, 'anthropic')];
 }
 
@@ -71,10 +72,8 @@ interface Commit {
 function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<VariantState> {
   const metas = ctx.metas;
   const newTurnIds = convTurnIds(metas, d.currentWatermark, c.watermark);
-  const allIds = convTurnIds(metas, d.prefixEnd, c.watermark);
-  const first = metas.find((m) => m.id === allIds[0])!.position;
-  const last = metas.find((m) => m.id === allIds[allIds.length - 1])!.position;
-  const old = d.currentSummary;
+  const first = metas.find((m) => m.id === newTurnIds[0])!.position;
+  const last = metas.find((m) => m.id === newTurnIds[newTurnIds.length - 1])!.position;
   return ctx.store.commit((w): VariantState => {
     // Optimistic check: another writer moved the watermark while we summarized.
     const now = w.state();
@@ -83,7 +82,8 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<Vari
     }
     const id = w.insertSummary({
       kind: 'watermark',
-      depth: old ? old.depth + 1 : 0,
+      // Version 1: one summary per pass, never folded into a later one.
+      depth: 0,
       text: c.text,
       tokenCount: c.tokenCount,
       tier: c.tier,
@@ -94,9 +94,7 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<Vari
       firstPosition: first,
       lastPosition: last,
       turnIds: newTurnIds,
-      childSummaryIds: old ? [old.id] : [],
     });
-    if (old) w.markCompacted([old.id]);
     const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };
     w.setState(state);
     return state;
@@ -120,13 +118,13 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
 
   const newTurns = ctx.readTurns(d.currentWatermark, W).filter((t) => t.role !== 'system');
   const items = turnsToItems(newTurns);
-  const prior = d.currentSummary ? ctx.store.summaryText(d.currentSummary.id) : null;
   const spent = ctx.state.spentUsd ?? 0;
   ctx.progress(0, 1, 0, `summarizing ${newTurns.length} turns up to watermark ${W}`);
 
   let summary: TieredSummary;
   try {
-    summary = await ctx.summarize({ purpose: 'watermark', items, priorSummary: prior, targetTokens: params.summaryMaxTokens }, { allowFallback: false });
+    // Version 1: the new turns alone; earlier summaries are never re-summarized.
+    summary = await ctx.summarize({ purpose: 'watermark', items, priorSummary: null, targetTokens: params.summaryMaxTokens }, { allowFallback: false });
   } catch (err) {
     if (isAbort(ctx, err)) throw err;
     const error = errorText(err);
@@ -134,15 +132,15 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
       ctx.event('compaction_failed', { failureMode: 'adapter_error', error, retry: true, pendingTokens: d.pendingTokens });
       return { status: 'skipped', stats: { ...baseStats, reason: `adapter_error below the hard cap: skipped, retried next pass (${error})`, failureMode: 'adapter_error' } };
     }
-    return truncate(ctx, d, params, prior, error, ix, baseStats);
+    return truncate(ctx, d, params, error, ix, baseStats);
   }
   ctx.checkCancelled();
 
   // Cost from prices.ts; a summarizer that reports no usage is charged for the text it read and wrote.
-  const tokensIn = summary.calls > 0 ? summary.tokensIn || ctx.countTokens(itemsToSourceText(items) + (prior ?? '')) : 0;
+  const tokensIn = summary.calls > 0 ? summary.tokensIn || ctx.countTokens(itemsToSourceText(items)) : 0;
   const tokensOut = summary.calls > 0 ? summary.tokensOut || summary.tokenCount : 0;
   const callCostUsd = summary.calls > 0 ? costUsd(summary.model, tokensIn, tokensOut) : 0;
-  const problems = validate(ctx, summary.model, W, summary.text);
+  const problems = validate(ctx, d, summary.model, W, summary.text);
   if (problems.length > 0) {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
@@ -158,35 +156,37 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
     tier: summary.tier,
     model: summary.model,
     watermark: W,
+    watermark_before: d.currentWatermark,
+    span_token_count_in: convTokensIn(ix, d.currentWatermark, W),
+    cache_key: summary.cacheKey,
     summaryTokens: summary.tokenCount,
     ...forcedMode,
   });
   return {
     status: 'completed',
-    stats: { ...baseStats, ...forcedMode, watermark: W, turnsCompacted: newTurns.length, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd, spentUsd: state.spentUsd },
+    stats: { ...baseStats, ...forcedMode, reason: d.reason, watermark: W, turnsCompacted: newTurns.length, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd, spentUsd: state.spentUsd },
     state,
   };
 };
 
 /** The summarizer failed at or above the hard cap: drop the oldest non-preserved turns instead. */
-async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, prior: string | null, error: string, ix: ReturnType<typeof buildSpanIndex>, baseStats: Record<string, unknown>): Promise<PassOutcome> {
-  // The note's size is known only once the cut is: estimate it generously, then check.
-  const noteAllowance = 80;
-  const keptTokens = (prior ? ctx.countTokens(prior) : 0) + noteAllowance;
-  const cut = truncationCut(ix, d, keptTokens, params.hardCapTokens);
+async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, error: string, ix: ReturnType<typeof buildSpanIndex>, baseStats: Record<string, unknown>): Promise<PassOutcome> {
+  // Pending tokens count only turns after the watermark (version 1), so the cut alone brings them under the cap.
+  const cut = truncationCut(ix, d, 0, params.hardCapTokens);
   const dropped = convTurnIds(ctx.metas, d.currentWatermark, cut);
   const firstDropped = ctx.metas.find((m) => m.id === dropped[0])!.position;
   const lastDropped = ctx.metas.find((m) => m.id === dropped[dropped.length - 1])!.position;
   const note = truncationNote(dropped.length, firstDropped, lastDropped, error);
-  const text = prior ? `${prior}\n\n${note}` : note;
-  const problems = validate(ctx, TRUNCATION_MODEL, cut, text);
+  // The truncation record stands for the dropped turns, as a summary would have.
+  const text = note;
+  const problems = validate(ctx, d, TRUNCATION_MODEL, cut, text);
   if (problems.length > 0) {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
   const tokenCount = ctx.countTokens(text);
   const state = await commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 });
-  const pendingAfter = tokenCount + (d.tailStart > cut ? ix.convTokenPrefix[d.tailStart] - ix.convTokenPrefix[cut] : 0);
+  const pendingAfter = d.tailStart > cut ? ix.convTokenPrefix[d.tailStart] - ix.convTokenPrefix[cut] : 0;
   ctx.event('compaction_failed', { failureMode: 'adapter_error', error, truncatedMessageCount: dropped.length, watermark: cut, pendingTokensAfter: pendingAfter });
   return {
     status: 'completed',

@@ -29,9 +29,9 @@ export function rollingSummaryText(summary: string): string {
   return `[Summary of previous conversation]\n${summary}`;
 }
 
-/** The watermark design's synthetic user turn. */
-export function watermarkSummaryText(model: string, watermark: number, summary: string): string {
-  return `<COMPACTION_SUMMARY model=${model} watermark=${watermark}>\n${summary}\n</COMPACTION_SUMMARY>`;
+/** The watermark design's synthetic user turn; it carries the watermark BEFORE its pass (where its span starts). */
+export function watermarkSummaryText(model: string, watermarkBefore: number, summary: string): string {
+  return `<COMPACTION_SUMMARY model=${model} watermark_before=${watermarkBefore}>\n${summary}\n</COMPACTION_SUMMARY>`;
 }
 
 /** dag leaves/condensed summaries and two-line digests/chunks, as the model reads them. */
@@ -122,15 +122,20 @@ export function rollingCandidates(turns: readonly Turn[], summaries: readonly Su
 }
 
 /**
- * watermark: the stable prefix, one synthetic user turn standing for everything up to
- * the watermark (the summary, or the truncation record after a summarizer failure),
- * an assistant turn when the next kept turn is the user's, then the kept turns.
+ * watermark (design version 1): the stable prefix, then one synthetic user turn per pass,
+ * oldest first, each standing for the turns from the watermark before that pass to its own
+ * end (the summary, or the truncation record after a summarizer failure), an assistant
+ * turn when the next kept turn is the user's, then the kept turns.
  */
-export function watermarkCandidates(turns: readonly Turn[], summary: Pick<SummaryInfo, 'id' | 'model' | 'text'> | undefined, watermark: number | undefined): ReplayCandidate[] {
+export function watermarkCandidates(turns: readonly Turn[], summaries: ReadonlyArray<Pick<SummaryInfo, 'id' | 'model' | 'text' | 'lastPosition'>>, watermark: number | undefined): ReplayCandidate[] {
   const prefixEnd = stablePrefixEnd(turns);
-  if (!summary || watermark === undefined || watermark <= prefixEnd) return turns.map((t) => turnCandidate(t));
+  if (summaries.length === 0 || watermark === undefined || watermark <= prefixEnd) return turns.map((t) => turnCandidate(t));
   const out: ReplayCandidate[] = turns.slice(0, prefixEnd).map((t) => turnCandidate(t));
-  out.push(summaryCandidate(summary.id, watermarkSummaryText(summary.model, watermark, summary.text)));
+  let before = prefixEnd;
+  for (const s of summaries) {
+    out.push(summaryCandidate(s.id, watermarkSummaryText(s.model, before, s.text)));
+    before = s.lastPosition + 1;
+  }
   // System turns are never summarized (they stay visible and are hoisted by the normalizer).
   for (const t of turns.slice(prefixEnd, watermark)) if (t.role === 'system') out.push(turnCandidate(t));
   const kept = turns.slice(watermark);
@@ -139,7 +144,6 @@ export function watermarkCandidates(turns: readonly Turn[], summary: Pick<Summar
   for (const t of kept) out.push(turnCandidate(t));
   return out;
 }
-
 
 /**
  * masking: the turns with old tool results replaced by placeholders, once the variant's

@@ -1,13 +1,14 @@
 /**
  * Strategy `watermark`: one forward-only watermark over the session (the session
- * compaction spec). Everything between the stable prefix and the watermark is replaced
- * by ONE synthetic user turn `<COMPACTION_SUMMARY model=... watermark=...>…</COMPACTION_SUMMARY>`
- * (shared/replay/build.ts writes it); the last `preserveRecentTurns` turns are never
+ * compaction spec, design version 1). Each pass summarizes the turns between the current
+ * watermark and the new one into ONE synthetic user turn
+ * `<COMPACTION_SUMMARY model=... watermark_before=...>…</COMPACTION_SUMMARY>` (the view,
+ * shared/replay/candidates.ts); version 1 never re-summarizes its own summaries: they
+ * accumulate, one per pass, in order. The last `preserveRecentTurns` turns are never
  * summarized.
  *
- * Trigger, on the pending tokens = tokens between the stable prefix (the leading system
- * turns) and the preserved recent turns, where the turns already behind the watermark
- * count as the current summary's tokens:
+ * Trigger, on the pending tokens = conversation tokens between the watermark (the stable
+ * prefix before the first pass) and the preserved recent turns:
  * - pending >= hardCapTokens: compact, even when the cost budget is spent (then the run
  *   carries the failure mode `budget_exhausted_forced`);
  * - pending >= softThresholdTokens: compact if the budget allows (spentUsd <
@@ -17,8 +18,9 @@
  * Span: from the prefix end to the new watermark = (message count − preserveRecentTurns),
  * moved EARLIER to the nearest tool-cycle-safe cut so a tool_use is never separated from
  * its tool_result; when no safe cut lies beyond the current watermark: skip with
- * `no_valid_boundary`. The previous summary's coverage is part of the span: its text is
- * passed as the prior summary and the new summary replaces it (depth + 1, an edge to it).
+ * `no_valid_boundary`. The span is [watermark, new watermark): only turns no summary
+ * covers yet; the earlier summaries stay as they are (version 2 of the design, which
+ * re-summarizes the previous summary into the new one, is not implemented).
  *
  * Counting conventions (shared with every planner, see spans.ts): message counts and
  * tokens are over conversation (non-system) turns; system turns are never summarized.
@@ -26,7 +28,7 @@
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
-import { currentSummary, watermarkCandidates } from '../replay/candidates.js';
+import { watermarkCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
@@ -72,6 +74,11 @@ export interface WatermarkDecision {
   reason: string;
 }
 
+/** The summaries the model sees, oldest first (version 1: every uncompacted one, one per pass). */
+export function liveWatermarkSummaries<S extends Pick<ExistingSummary, 'kind' | 'compacted' | 'firstPosition' | 'id'>>(summaries: readonly S[]): S[] {
+  return summaries.filter((x) => x.kind === 'watermark' && !x.compacted).sort((a, b) => a.firstPosition - b.firstPosition || a.id - b.id);
+}
+
 /** The summary the watermark stands on: by the id in state, else the newest uncompacted watermark summary. */
 export function currentWatermarkSummary(summaries: readonly ExistingSummary[], id: number | null | undefined): ExistingSummary | null {
   if (id !== null && id !== undefined) {
@@ -95,8 +102,8 @@ export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex
   const tailStart = Math.max(prefixEnd, positionOfConvTurn(ix, Math.max(0, convTotal - params.preserveRecentTurns)));
   const currentSummary = currentWatermarkSummary(summaries, state.watermarkSummaryId);
   const currentWatermark = Math.min(n, Math.max(prefixEnd, currentSummary ? (state.watermark ?? currentSummary.lastPosition + 1) : prefixEnd));
-  const summaryTokens = currentSummary ? currentSummary.tokenCount : 0;
-  const pendingTokens = summaryTokens + (tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0);
+  // Version 1: the summaries are never re-compacted, so they are not pending.
+  const pendingTokens = tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0;
   const level: WatermarkDecision['level'] = pendingTokens >= params.hardCapTokens ? 'hard' : pendingTokens >= params.softThresholdTokens ? 'soft' : 'none';
   const spent = state.spentUsd ?? 0;
   const budgetSpent = spent >= params.maxCostPerSessionUsd;
@@ -148,7 +155,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
   const d = decideWatermark(input, ix);
-  const summaryTokens = d.currentSummary ? d.currentSummary.tokenCount : 0;
+  const summaryTokens = liveWatermarkSummaries(summaries).reduce((a, x) => a + x.tokenCount, 0);
   const tokensBefore = ix.totalTokens - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
 
   const boundaries: PlanBoundary[] = [
@@ -163,20 +170,12 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const spans: PlanSpan[] = [];
   let tokensAfter = tokensBefore;
   if (d.compact && d.newWatermark !== null) {
-    const span = makeSpan(turns, ix, { id: 'p0', purpose: 'watermark', from: d.prefixEnd, to: d.newWatermark, targetTokens: params.summaryMaxTokens, priorSummaryId: d.currentSummary ? d.currentSummary.id : null });
+    const span = makeSpan(turns, ix, { id: 'p0', purpose: 'watermark', from: d.currentWatermark, to: d.newWatermark, targetTokens: params.summaryMaxTokens, priorSummaryId: null });
     if (span) {
-      // What the span replaces in the current context: the current summary plus the new turns.
-      span.tokens = summaryTokens + convTokensIn(ix, d.currentWatermark, d.newWatermark);
-      span.chars = (d.currentSummary ? d.currentSummary.charCount : 0) + (ix.convCharPrefix[d.newWatermark] - ix.convCharPrefix[d.currentWatermark]);
       spans.push(span);
       const projected = Math.min(params.summaryMaxTokens, span.tokens);
       tokensAfter = tokensBefore - span.tokens + projected;
-      nodes.push({ id: 'p0', depth: d.currentSummary ? d.currentSummary.depth + 1 : 0, projected: true, firstPosition: span.firstPosition, lastPosition: span.lastPosition, tokens: projected, compacted: false });
-      if (d.currentSummary) {
-        edges.push({ source: 'p0', target: `s${d.currentSummary.id}` });
-        const old = nodes.find((x) => x.id === `s${d.currentSummary!.id}`);
-        if (old) old.compacted = true;
-      }
+      nodes.push({ id: 'p0', depth: 0, projected: true, firstPosition: span.firstPosition, lastPosition: span.lastPosition, tokens: projected, compacted: false });
     }
   }
   return {
@@ -200,7 +199,7 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
     'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec.',
   specs: watermarkSpecs,
   plan: planWatermark,
-  view: ({ turns, summaries, state }) => watermarkCandidates(turns, currentSummary(summaries, state.watermarkSummaryId, 'watermark'), state.watermark),
+  view: ({ turns, summaries, state }) => watermarkCandidates(turns, liveWatermarkSummaries(summaries), state.watermark),
   live: {
     // Pending tokens never exceed the context; past a spent budget only the hard cap fires.
     mayFire: (m, p, state) => m.contextTokens >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),

@@ -56,7 +56,8 @@ describe('watermark pass', () => {
     const replay = replayOf(db, sessionId, r.variantId);
     expect(replay.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     const head = (replay.messages[1].blocks[0] as { text: string }).text;
-    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark=37>\n[Extractive watermark summary of 36 items')).toBe(true);
+    // The tag carries the watermark before the pass (1, the end of the system prefix).
+    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark_before=1>\n[Extractive watermark summary of 36 items')).toBe(true);
     expect(head.endsWith('\n</COMPACTION_SUMMARY>')).toBe(true);
     // Turn 37 is the user's: an assistant turn keeps the roles alternating.
     expect(replay.messages[2]).toMatchObject({ origin: { kind: 'synthetic' }, blocks: [{ type: 'text', text: WATERMARK_GLUE }] });
@@ -72,14 +73,17 @@ describe('watermark pass', () => {
     expect(events[1]).toMatchObject({ cacheHit: false, costUsd: 0, tokensIn: countTokens(source), tokensOut: s.tokenCount, tier: 'normal', model: 'extractive', watermark: 37, summaryTokens: s.tokenCount });
     expect(typeof events[1].latencyMs).toBe('number');
 
-    // Pending is now the summary alone (over this tiny threshold), with no new turn to fold in: nothing moves.
+    // Design version 1: the summary is never pending (never re-summarized); with no new turn, nothing is pending: nothing moves.
     const again = await runCompaction(db, { sessionId, strategy: 'watermark', params });
     expect(again).toMatchObject({ status: 'skipped', variantId: r.variantId });
-    expect(again.stats).toMatchObject({ skip: 'nothing_new', pendingTokens: s.tokenCount, reason: 'nothing_new: no turns between the watermark (37) and the preserved turns' });
+    expect(again.stats).toMatchObject({ skip: 'below_soft_threshold', pendingTokens: 0 });
+    // Forced, the boundary rule still holds: nothing new between the watermark and the preserved turns.
+    const forced = await runCompaction(db, { sessionId, strategy: 'watermark', params, force: true });
+    expect(forced.stats).toMatchObject({ skip: 'nothing_new', reason: 'nothing_new: no turns between the watermark (37) and the preserved turns' });
     expect(listSummaries(db, r.variantId)).toHaveLength(1);
   });
 
-  it('moves the watermark only forward, folding the previous summary in as prior', async () => {
+  it('moves the watermark only forward and summarizes only new turns, with no prior summary (design version 1)', async () => {
     const db = setup();
     const sessionId = insertSession(db, chatSession(20, 40));
     const calls: Parameters<ReturnType<typeof scriptedSummarizer>['summarize']>[0][] = [];
@@ -173,14 +177,14 @@ describe('watermark pass', () => {
     expect(turnsTableSnapshot(db)).toBe(before);
 
     // Independent expectation: the smallest cut b (all cuts are safe in this chat) with
-    // 80 (note allowance) + tokens[b, 36) < hard cap.
+    // tokens[b, 36) < hard cap (version 1: pending counts only the turns after the watermark).
     let b = 2;
-    while (80 + tokensIn(db, sessionId, b, 36) >= hardCap) b++;
+    while (tokensIn(db, sessionId, b, 36) >= hardCap) b++;
     const [s] = listSummaries(db, r.variantId);
     expect(s).toMatchObject({ kind: 'watermark', tier: 'truncation', model: 'truncation', firstPosition: 1, lastPosition: b - 1 });
     expect(s.text).toMatch(new RegExp(`^\\[${b - 1} earlier message\\(s\\), turns 1-${b - 1}, were truncated without a summary: the summarizer failed \\(summarizer failed on every tier: normal: HTTP 500 from the test summarizer; aggressive: HTTP 500 from the test summarizer\\)\\.\\]$`));
     expect(getVariant(db, r.variantId)!.state).toMatchObject({ watermark: b, watermarkSummaryId: s.id, spentUsd: 0 });
-    expect(s.tokenCount + tokensIn(db, sessionId, b, 36)).toBeLessThan(hardCap);
+    expect(tokensIn(db, sessionId, b, 36)).toBeLessThan(hardCap);
 
     const events = eventsOf(db, r.variantId, r.runId);
     expect(events.map((e) => e.kind)).toEqual(['compaction_started', 'compaction_failed']);
@@ -189,7 +193,7 @@ describe('watermark pass', () => {
 
     const replay = replayOf(db, sessionId, r.variantId);
     expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
-    expect((replay.messages[1].blocks[0] as { text: string }).text.startsWith(`<COMPACTION_SUMMARY model=truncation watermark=${b}>`)).toBe(true);
+    expect((replay.messages[1].blocks[0] as { text: string }).text.startsWith('<COMPACTION_SUMMARY model=truncation watermark_before=1>')).toBe(true);
   });
 
   it('skips and retries later when the summarizer fails below the hard cap', async () => {

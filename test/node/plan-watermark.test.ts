@@ -84,22 +84,23 @@ describe('watermark planner', () => {
     expect(plan.trigger.reason).toBe('no_valid_boundary: no tool-cycle-safe cut between the watermark (1) and the preserved turns (16): a tool cycle spans them');
   });
 
-  it('counts the current summary instead of the turns behind the watermark, and only moves forward', () => {
+  it('counts only the turns after the watermark (design version 1), keeps earlier summaries as they are, and only moves forward', () => {
     const turns = metas('s' + 'ua'.repeat(10));
     const summary: ExistingSummary = { id: 7, kind: 'watermark', depth: 0, tokenCount: 250, charCount: 1000, compacted: false, firstPosition: 1, lastPosition: 10, childIds: [] };
     const state: VariantState = { watermark: 11, watermarkSummaryId: 7 };
-    const plan = planWatermark({ turns, summaries: [summary], state, params: P({ softThresholdTokens: 750 }) });
-    // pending = 250 (summary) + turns 11..15 (500) = 750
+    // pending = turns 11..15 (500): the summary is not pending, version 1 never re-summarizes it.
+    expect(planWatermark({ turns, summaries: [summary], state, params: P({ softThresholdTokens: 501 }) }).trigger).toMatchObject({ compact: false, level: 'none' });
+    const plan = planWatermark({ turns, summaries: [summary], state, params: P({ softThresholdTokens: 500 }) });
     expect(plan.trigger).toMatchObject({ compact: true, level: 'soft' });
-    expect(plan.spans[0]).toMatchObject({ firstPosition: 1, lastPosition: 15, tokens: 750, priorSummaryId: 7 });
-    // before: system 100 + summary 250 + turns 11..20 (1000); after: 100 + min(2000, 750) + 500
+    expect(plan.spans[0]).toMatchObject({ firstPosition: 11, lastPosition: 15, tokens: 500, priorSummaryId: null });
+    // before: system 100 + summary 250 + turns 11..20 (1000); after: 100 + 250 + min(2000, 500) + 500
     expect(plan.tokensBefore).toBe(1350);
     expect(plan.tokensAfter).toBe(1350);
     expect(plan.dag.nodes).toEqual([
-      { id: 's7', depth: 0, projected: false, firstPosition: 1, lastPosition: 10, tokens: 250, compacted: true },
-      { id: 'p0', depth: 1, projected: true, firstPosition: 1, lastPosition: 15, tokens: 750, compacted: false },
+      { id: 's7', depth: 0, projected: false, firstPosition: 1, lastPosition: 10, tokens: 250, compacted: false },
+      { id: 'p0', depth: 0, projected: true, firstPosition: 11, lastPosition: 15, tokens: 500, compacted: false },
     ]);
-    expect(plan.dag.edges).toEqual([{ source: 'p0', target: 's7' }]);
+    expect(plan.dag.edges).toEqual([]);
     // Nothing new between the watermark and the tail: skip.
     const caughtUp = decideWatermark({ turns, summaries: [summary], state: { watermark: 16, watermarkSummaryId: 7 }, params: P({ softThresholdTokens: 0 }) });
     expect(caughtUp).toMatchObject({ compact: false, skip: 'nothing_new' });

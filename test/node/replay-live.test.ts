@@ -12,7 +12,7 @@ import { openDatabase, type DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { runReplay } from '../../electron/engine/replay.js';
 import { replayContextAt } from '../../electron/services/replays.js';
-import { listSummaries } from '../../electron/store/variants.js';
+import { listReplaySummaries, listSummaries } from '../../electron/store/variants.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -65,11 +65,21 @@ describe('live replay on the real spotter session', () => {
     expect(b.timeline!.calls.context).toEqual(a.timeline!.calls.context);
   });
 
-  it('watermark fires more than once (every ~30k pending tokens), each firing its own summary', async () => {
-    const t = (await runReplay(db, { sessionId, strategy: 'watermark' })).timeline!;
+  it('watermark fires more than once (every ~30k pending tokens), and its summaries accumulate (design version 1)', async () => {
+    const r = await runReplay(db, { sessionId, strategy: 'watermark' });
+    const t = r.timeline!;
     expect(t.events.length).toBeGreaterThan(1);
     const ids = t.events.flatMap((e) => e.summaryIds);
+    expect(ids).toHaveLength(t.events.length);
     expect(new Set(ids).size).toBe(ids.length);
+    // Never re-summarized: every summary stays visible at depth 0, their spans follow one another.
+    const stored = listReplaySummaries(db, r.runId).sort((a, b) => a.firstPosition - b.firstPosition);
+    expect(stored.map((s) => [s.depth, s.compacted])).toEqual(stored.map(() => [0, false]));
+    for (let i = 1; i < stored.length; i++) expect(stored[i].firstPosition).toBeGreaterThan(stored[i - 1].lastPosition);
+    // What the model saw at the last firing: every summary made so far, in order.
+    const last = replayContextAt(db, r.runId, t.events[t.events.length - 1].call);
+    const shown = last.messages.flatMap((m) => m.parts ?? [m.origin]).flatMap((o) => (o.kind === 'summary' ? [o.summaryId] : []));
+    expect(shown).toEqual(stored.map((s) => s.id));
   });
 
   it("two-line's warning pass is summarized at the firing and lands later ('commit' events), never reaching the emergency line", async () => {
