@@ -59,3 +59,9 @@ export function replayStateAt(db: DB, runId: number, call: number): VariantState
   }
   return state;
 }
+
+/** The newest completed replay run of a variant, if any. */
+export function latestReplayRun(db: DB, variantId: number): number | null {
+  const r = db.prepare("SELECT id FROM runs WHERE variant_id = ? AND kind = 'replay' AND status = 'completed' ORDER BY id DESC LIMIT 1").get(variantId) as { id: number } | undefined;
+  return r ? r.id : null;
+}

@@ -160,6 +160,41 @@ describe('export', () => {
   });
 });
 
+describe('replay', () => {
+  it("prints the issue's document: {variantId, runId, events, totals, baselines: {none: {totals}, source: {events, totals}}}", async () => {
+    const r = await cli(['replay', '1', '--strategy', 'watermark', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(Object.keys(doc)).toEqual(expect.arrayContaining(['variantId', 'runId', 'events', 'totals', 'baselines']));
+    expect(doc.events.length).toBeGreaterThan(1);
+    for (const e of doc.events) expect(Object.keys(e)).toEqual(expect.arrayContaining(['call', 'turn', 'reason', 'contextBefore', 'contextAfter', 'spans', 'summarizerCalls', 'tokensIn', 'tokensOut', 'costUsd']));
+    expect(Object.keys(doc.totals).sort()).toEqual(['cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'firings', 'inputTokens', 'maxDepth', 'modelCalls', 'outputTokens', 'peakContext', 'summarizerCostUsd']);
+    expect(doc.totals).toMatchObject({ modelCalls: 152, firings: doc.events.length });
+    expect(doc.baselines.none.totals.modelCalls).toBe(152);
+    // Claude Code's own compaction, with the app's estimate of the context before it.
+    expect(doc.baselines.source.events).toEqual([expect.objectContaining({ turn: 207, preTokens: 167094 })]);
+    expect(doc.calls).toBeUndefined();
+  });
+
+  it('export --format timeline writes one CSV row per model call of the newest replay', async () => {
+    const r = JSON.parse((await cli(['replay', '1', '--strategy', 'dag', '--timeline', '--json'])).stdout);
+    expect(r.calls.context).toHaveLength(152);
+    const csv = await cli(['export', '1', '--variant', String(r.variantId), '--format', 'timeline']);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('call,position,timestamp,transcript_tokens,context_tokens,no_compaction_tokens,source_recorded_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost_usd,fired');
+    expect(lines).toHaveLength(153);
+    const fired = lines.slice(1).filter((l) => l.endsWith(',1')).map((l) => Number(l.split(',')[0]));
+    expect(fired).toEqual(r.events.filter((e: { kind: string }) => e.kind === 'fire').map((e: { call: number }) => e.call));
+    for (const [k, l] of lines.slice(1).entries()) expect(Number(l.split(',')[4])).toBe(r.calls.context[k]);
+    const same = await cli(['export', '1', '--run', String(r.runId), '--format', 'timeline']);
+    expect(same.stdout).toBe(csv.stdout);
+    const none = await cli(['export', '1', '--format', 'timeline']);
+    expect(none).toMatchObject({ code: 2 });
+    expect(none.stderr).toContain('--format timeline needs --run R or --variant V');
+  });
+});
+
 describe('compact --summarizer openai', () => {
   let server: FakeOpenAiServer;
   beforeAll(async () => {
