@@ -193,7 +193,11 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     const changes = store.takeChanges();
     const after = store.state();
     const changed = changes.created.length > 0 || changes.compacted.length > 0 || after !== before;
-    if (!changed) return outcome.deferred ? { changedAt: Infinity, outcome } : null;
+    if (!changed) {
+      // Deferred work that found the history moved lands nowhere: recorded, so the timeline shows it was abandoned.
+      if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
+      return outcome.deferred ? { changedAt: Infinity, outcome } : null;
+    }
     recompute(end, prefix);
     let maxDepth = 0;
     for (const id of changes.created) maxDepth = Math.max(maxDepth, store.get(id)?.depth ?? 0);

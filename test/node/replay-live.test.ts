@@ -90,6 +90,21 @@ describe('live replay on the real spotter session', () => {
     expect(t.totals.peakContext).toBeLessThan(0.8 * 200_000);
   });
 
+  it("abandons two-line's background commit when an emergency digest moved the history before it landed", async () => {
+    // Lines low enough that the context (with Claude Code's ~25k overhead) crosses the
+    // emergency line while a background pass is still pending (it lands 3 calls later).
+    const t = (await runReplay(db, { sessionId, strategy: 'two-line', params: { warningPct: 20, emergencyPct: 30 }, commitDelayCalls: 3 })).timeline!;
+    const abandoned = t.events.filter((e) => e.kind === 'commit' && /abandoned/.test(e.reason));
+    expect(abandoned.length).toBeGreaterThan(0);
+    for (const e of abandoned) {
+      expect(e.spans).toBe(0);
+      expect(e.contextAfter).toBe(e.contextBefore);
+      // An emergency digest was written between the firing that started the pass and this commit.
+      const digestsBetween = t.events.filter((x) => x.kind === 'fire' && x.call > e.call - 3 && x.call <= e.call && /emergency/.test(x.reason));
+      expect(digestsBetween.length).toBeGreaterThan(0);
+    }
+  });
+
   it('shows what the model saw at a firing call: valid for OpenAI and Anthropic, summaries of that call, turns only before it', async () => {
     const r = await runReplay(db, { sessionId, strategy: 'dag' });
     const e = r.timeline!.events[0];
