@@ -4,6 +4,7 @@
  *   import     bench/import.ts    benchImport({ turns: 1,000,000 })  (issue 2)
  *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
  *   pass       bench/pass.ts      benchPass({ turns: 100,000 })     a full extractive dag pass
+ *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
@@ -15,8 +16,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'tokenizer';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'tokenizer'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer'];
 
 interface Sizes {
   importTurns: number;
@@ -58,6 +59,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
       const benchPass = await load<(o: { turns: number }) => Promise<Json>>('./pass.js', 'benchPass');
       return { dag: await benchPass({ turns: sizes.passTurns }) };
     }
+    case 'replay': {
+      const benchReplay = await load<(o: { turns: number }) => Promise<Json>>('./replay.js', 'benchReplay');
+      return benchReplay({ turns: sizes.passTurns });
+    }
     case 'tokenizer': {
       const benchTokenizer = await load<(o: { chars: number }) => Json>('./tokenizer.js', 'benchTokenizer');
       return benchTokenizer({ chars: sizes.tokenizerChars });
@@ -96,6 +101,16 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     const dag = (pass.dag ?? pass) as Json;
     if (dag.error) out.push(`  error: ${dag.error}`);
     else out.push(`  ${fmt(dag.turns)} turns (${fmt(dag.sessionTokens)} tokens) in ${fmt(dag.passMs)} ms: ${fmt(dag.turnsPerSecond)} turns/s, ${fmt(dag.summarizerCalls)} summarizer calls`);
+  }
+  const rep = results.replay;
+  if (rep) {
+    out.push('', `Live replay vs one-shot pass (${fmt(rep.turns)} generated turns; goal <= 2x) and the projected timeline (goal <= 16 ms median)`);
+    if (rep.error) out.push(`  error: ${rep.error}`);
+    else {
+      const rows = rep.replay as Record<string, Json>;
+      const prev = rep.replayPreview as Record<string, Json>;
+      for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms`}`);
+    }
   }
   const tok = results.tokenizer;
   if (tok) {

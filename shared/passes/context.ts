@@ -115,6 +115,11 @@ export interface PassOutcome {
   stats: Record<string, unknown>;
   /** New strategy state (already written by the pass in its commit). */
   state?: VariantState;
+  /**
+   * When skipped: the transcript must grow by at least this many tokens before the trigger
+   * can fire (a live replay does not ask again before then). Absent: ask at the next call.
+   */
+  headroomTokens?: number;
   /** Live replay only: work summarized now whose commit lands some model calls later. */
   deferred?: { commit(at: PassContext): Promise<PassOutcome> };
 }

@@ -110,7 +110,10 @@ export const watermarkPass: PassFn = async (ctx, rawParams) => {
   if (!d.compact || d.newWatermark === null) {
     if (d.skip === 'no_valid_boundary') ctx.event('compaction_failed', { failureMode: 'no_valid_boundary', reason: d.reason, pendingTokens: d.pendingTokens });
     else ctx.event('compaction_skipped', { reason: d.reason, pendingTokens: d.pendingTokens, level: d.level });
-    return { status: 'skipped', stats: { ...baseStats, reason: d.reason, skip: d.skip, ...(d.skip === 'no_valid_boundary' ? { failureMode: 'no_valid_boundary' } : {}) } };
+    // Pending tokens grow at most as fast as the transcript: nothing can fire before they reach the line.
+    const line = d.budgetSpent ? params.hardCapTokens : Math.min(params.softThresholdTokens, params.hardCapTokens);
+    const headroomTokens = d.skip === 'below_soft_threshold' || d.skip === 'budget_exhausted' ? Math.max(0, line - d.pendingTokens) : undefined;
+    return { status: 'skipped', stats: { ...baseStats, reason: d.reason, skip: d.skip, ...(d.skip === 'no_valid_boundary' ? { failureMode: 'no_valid_boundary' } : {}) }, headroomTokens };
   }
   const W = d.newWatermark;
   const forcedMode = d.forced ? { failureMode: 'budget_exhausted_forced' } : {};

@@ -15,7 +15,7 @@
  */
 import type { PreparedStrategy } from '../strategies/index.js';
 import { stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals } from '../strategies/spans.js';
+import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -141,6 +141,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let lastEnd = 0;
   let cyclesAtFire = 0;
   let prevContext = 0;
+  // After a skip that said how far the trigger is, the transcript size before which no check is needed.
+  let quietUntil = 0;
   let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
 
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
@@ -224,7 +226,14 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     const call = calls[k];
     const end = call.position;
     let prefix: TurnMeta[] | null = null;
-    const prefixOf = () => (prefix ??= metas.slice(0, end) as TurnMeta[]);
+    // The turns before the call, with their span index as an O(1) view on the session's.
+    const prefixOf = () => {
+      if (!prefix) {
+        prefix = metas.slice(0, end) as TurnMeta[];
+        prefixIndex(ix, prefix);
+      }
+      return prefix;
+    };
     let changedAt = Infinity;
     let fired = false;
 
@@ -240,9 +249,16 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
 
     const grown = view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
     const measure = { contextTokens: contextOf(model, grown), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
-    if (def.live.mayFire(measure, prepared.params, store.state())) {
-      const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', (ctx) => def.pass(ctx, { ...prepared.params }));
+    if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
+      let skipped: PassOutcome | null = null;
+      const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', async (ctx) => {
+        const out = await def.pass(ctx, { ...prepared.params });
+        if (out.status === 'skipped') skipped = out;
+        return out;
+      });
       cyclesAtFire = resultsPrefix[end];
+      const headroom = (skipped as PassOutcome | null)?.headroomTokens;
+      quietUntil = headroom !== undefined ? tokenPrefix[end] + headroom : 0;
       if (r) {
         if (r.outcome.deferred) pending = { due: k + delay, commit: (at) => r.outcome.deferred!.commit(at) };
         if (r.changedAt < Infinity) {

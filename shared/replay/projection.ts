@@ -6,6 +6,7 @@
  */
 import type { PreparedStrategy } from '../strategies/index.js';
 import type { TurnMeta } from '../model/turn.js';
+import type { AbortSignalLike } from '../strategies/summarizer.js';
 import type { PassContext, TieredSummary } from '../passes/context.js';
 import { MemoryVariantStore } from './memory-store.js';
 import { callsOf, runLive, type ContextModel, type LiveCall, type LiveResult } from './live.js';
@@ -19,6 +20,8 @@ export interface ProjectionInput {
   /** Default: every assistant turn, with its own tokens as output. */
   calls?: readonly LiveCall[];
   commitDelayCalls?: number;
+  /** Stops the projection (the window drops a projection the sliders have moved past). */
+  signal?: AbortSignalLike;
 }
 
 const NEVER = { aborted: false, addEventListener() {}, removeEventListener() {} };
@@ -46,6 +49,7 @@ export async function projectTimeline(input: ProjectionInput): Promise<LiveResul
     model: input.model,
     store,
     commitDelayCalls: input.commitDelayCalls,
+    signal: input.signal,
     context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
       sessionId: 0,
       variant: { id: 0, summarizer: { kind: 'extractive', promptVersion: PROJECTED_MODEL } },

@@ -58,6 +58,48 @@ function allTurnsPrefix(turns: readonly TurnMeta[], field: 'tokenCount' | 'charC
  * a planner reads them (a plan on 100,000 turns allocates what it uses, nothing more).
  */
 export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
+  // Turn arrays are never mutated (planner inputs are immutable): one index per array, so a
+  // pass re-planning what its planner just planned, or a slider frame over the same session,
+  // does not rebuild it. The length check guards against an array that grew anyway.
+  const known = built.get(turns);
+  if (known && known.count === turns.length) return known;
+  const ix = computeSpanIndex(turns);
+  built.set(turns, ix);
+  return ix;
+}
+
+const built = new WeakMap<readonly TurnMeta[], SpanIndex>();
+
+/**
+ * The index of `prefix` (the first turns of the session `full` was built over) as a view on
+ * `full`'s arrays, in O(1): prefix sums of a prefix are the prefix of the prefix sums. Cut
+ * safety is the full session's, except that the prefix's own end is always safe. The live
+ * replay registers each prefix it plans on, so planning before every call rescans nothing.
+ */
+export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanIndex {
+  const n = prefix.length;
+  if (n > full.count) throw new Error(`prefixIndex: ${n} turns is longer than the ${full.count}-turn session`);
+  const view: SpanIndex = {
+    count: n,
+    totalTokens: full.tokenPrefix[n],
+    totalChars: full.charPrefix[n],
+    get tokenPrefix() {
+      return full.tokenPrefix;
+    },
+    get charPrefix() {
+      return full.charPrefix;
+    },
+    convTokenPrefix: full.convTokenPrefix,
+    convCharPrefix: full.convCharPrefix,
+    convCountPrefix: full.convCountPrefix,
+    safeAtOrBefore: full.safeAtOrBefore,
+    safeAtOrAfter: full.safeAtOrAfter,
+  };
+  built.set(prefix, view);
+  return view;
+}
+
+function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   const n = turns.length;
   // One backing buffer for the five arrays: one large allocation instead of five is
   // markedly cheaper for V8 (external memory accounting), ~28 bytes per turn in all.
@@ -116,17 +158,20 @@ export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
 
 /** True iff cutting before position b separates no tool_use from its tool_result. */
 export function isSafeCut(ix: SpanIndex, b: number): boolean {
-  return ix.safeAtOrAfter[clampCut(ix, b)] === clampCut(ix, b);
+  return safeCutAtOrAfter(ix, b) === clampCut(ix, b);
 }
 
 /** The largest safe cut <= b (0 at worst). Used to move a protected-tail start EARLIER. */
 export function safeCutAtOrBefore(ix: SpanIndex, b: number): number {
-  return ix.safeAtOrBefore[clampCut(ix, b)];
+  const c = clampCut(ix, b);
+  // `count` is always safe (a prefix view's arrays may say otherwise: they are the session's).
+  return c === ix.count ? c : ix.safeAtOrBefore[c];
 }
 
 /** The smallest safe cut >= b (count at worst). Used to extend a batch to include pending tool results. */
 export function safeCutAtOrAfter(ix: SpanIndex, b: number): number {
-  return ix.safeAtOrAfter[clampCut(ix, b)];
+  const after = ix.safeAtOrAfter[clampCut(ix, b)];
+  return after > ix.count ? ix.count : after;
 }
 
 function clampCut(ix: SpanIndex, b: number): number {
@@ -233,9 +278,9 @@ export function chunkRange(ix: SpanIndex, from: number, to: number, target: numb
     // after the limit ride along with this chunk instead of opening the next one.
     if (cut <= start) cut = start + 1; // the next turn alone exceeds the target: its own chunk
     if (cut < to) {
-      const safeBack = ix.safeAtOrBefore[cut];
+      const safeBack = safeCutAtOrBefore(ix, cut);
       if (safeBack > start) cut = safeBack;
-      else cut = Math.min(ix.safeAtOrAfter[cut], to);
+      else cut = Math.min(safeCutAtOrAfter(ix, cut), to);
     }
     chunks.push([start, cut]);
     start = cut;

@@ -1,0 +1,106 @@
+/**
+ * Replay benchmark (issue 7): for each strategy, a full extractive live replay of a
+ * generated session (default 100,000 turns) against today's one-shot pass of the same
+ * variant, as a ratio measured in the same run (goal <= 2x); and the projected timeline
+ * the window redraws on every slider frame (`replayPreview.<strategy>.medianMs`, goal
+ * <= 16 ms at 100,000 turns).
+ *
+ * The pass and the replay run on two copies of one imported database, so neither gets
+ * the other's summaries from the summary cache. A run longer than `--budget-ms` (default
+ * 120,000) is stopped and reported as such instead of holding the benchmark for hours.
+ * `npx tsx bench/replay.ts [--turns N] [--json]` runs it alone.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { openDatabase } from '../electron/store/db.js';
+import { importText } from '../electron/importers/import.js';
+import { runCompaction } from '../electron/engine/engine.js';
+import { runReplay } from '../electron/engine/replay.js';
+import { listTurnMetas } from '../electron/store/turns.js';
+import { projectTimeline } from '../shared/replay/projection.js';
+import { prepareStrategy } from '../shared/strategies/index.js';
+import { STRATEGIES, type StrategyName } from '../shared/strategies/types.js';
+import { syntheticTranscriptJsonl } from './pass.js';
+
+export interface ReplayBenchRow {
+  passMs: number;
+  replayMs: number | null;
+  /** replayMs / passMs; null when the replay hit the budget. */
+  ratioToPass: number | null;
+  firings: number;
+  maxDepth: number;
+  status: string;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; strategies?: readonly StrategyName[] }): Promise<Record<string, unknown>> {
+  const budgetMs = opts.budgetMs ?? 120_000;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-replay-'));
+  const fileA = path.join(dir, 'pass.db');
+  const fileB = path.join(dir, 'replay.db');
+  try {
+    const seed = openDatabase(fileA);
+    const session = importText(seed, 'bench-replay.jsonl', syntheticTranscriptJsonl(opts.turns), { format: 'openai' }).sessions[0];
+    const metas = listTurnMetas(seed, session.id);
+    seed.close();
+    fs.copyFileSync(fileA, fileB);
+    const a = openDatabase(fileA);
+    const b = openDatabase(fileB);
+    const replay: Record<string, ReplayBenchRow> = {};
+    const preview: Record<string, { medianMs: number | null; runs: number; firings: number; status: string }> = {};
+    for (const strategy of opts.strategies ?? STRATEGIES) {
+      process.stderr.write(`bench: replay ${strategy}...\n`);
+      const t0 = performance.now();
+      await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
+      const passMs = performance.now() - t0;
+      const t1 = performance.now();
+      const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
+      const replayMs = performance.now() - t1;
+      const done = r.status === 'completed';
+      replay[strategy] = {
+        passMs: Math.round(passMs),
+        replayMs: done ? Math.round(replayMs) : null,
+        ratioToPass: done ? Math.round((replayMs / passMs) * 100) / 100 : null,
+        firings: r.timeline?.totals.firings ?? 0,
+        maxDepth: r.timeline?.totals.maxDepth ?? 0,
+        status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
+      };
+      // The window's projection: same loop, projected summaries, no store.
+      const prepared = prepareStrategy(strategy, {});
+      const times: number[] = [];
+      let firings = 0;
+      let status = 'completed';
+      for (let i = 0; i < (opts.previewRuns ?? 5); i++) {
+        const deadline = performance.now() + budgetMs / 4;
+        const signal = { get aborted() { return performance.now() > deadline; }, addEventListener() {}, removeEventListener() {} };
+        const s = performance.now();
+        try {
+          const p = await projectTimeline({ prepared, metas, model: { a: 0, b: 1 }, signal });
+          firings = p.firings.length;
+          times.push(performance.now() - s);
+        } catch {
+          status = `stopped after ${budgetMs / 4} ms`;
+          break;
+        }
+      }
+      preview[strategy] = { medianMs: times.length > 0 && status === 'completed' ? Math.round(median(times) * 10) / 10 : null, runs: times.length, firings, status };
+    }
+    a.close();
+    b.close();
+    return { turns: session.turns, sessionTokens: session.tokens, replay, replayPreview: preview };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const i = argv.indexOf('--turns');
+  const only = argv.indexOf('--strategies');
+  const r = await benchReplay({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000, strategies: only >= 0 ? (argv[only + 1].split(',') as StrategyName[]) : undefined });
+  process.stdout.write(`${JSON.stringify(r, null, argv.includes('--json') ? 0 : 2)}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));
