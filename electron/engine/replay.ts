@@ -20,24 +20,16 @@ import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js
 import { createSummarizer, identityOfSummarizer, isSummarizer, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
 import { EngineError, memoizedCounter, newCounters, prepare, summarizeVia, type RunProgress } from './engine.js';
-import type { PreparedStrategy } from '../../shared/strategies/index.js';
 import { stageTurns } from '../../shared/strategies/mask-stage.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { PassContext } from '../../shared/passes/context.js';
 import { MemoryVariantStore } from '../../shared/replay/memory-store.js';
-import { callsOf, contextOf, runLive, type ContextModel, type LiveCallRecord, type LiveResult } from '../../shared/replay/live.js';
-import { simulateCalls, totals as costTotals, priceRecordedUsage, type CallCost } from '../../shared/cost/caching.js';
-import { priceOf } from '../../shared/cost/prices.js';
-import { fitSessionOverhead, transcriptTokensBefore, DEFAULT_OVERHEAD_TOKENS } from '../../shared/usage/overhead.js';
-import { reportedContext, type ModelCallUsage } from '../../shared/usage/types.js';
-import type { ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SourceCompactionEvent } from '../../shared/contract.js';
+import { runLive } from '../../shared/replay/live.js';
+import { buildTimeline, firingEvents, replayInputs, type ReplaySource } from '../../shared/replay/timeline.js';
+import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
+import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
-
-/** The context window the "no compaction" baseline overflows, when the variant names none. */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-/** Priced as this model when the session reports none (its calls then cost what an Anthropic call would). */
-export const DEFAULT_PRICING_MODEL = 'claude-sonnet-4-5';
 
 export interface RunReplayOptions {
   sessionId: number;
@@ -62,140 +54,26 @@ export interface RunReplayResult {
   error: string | null;
 }
 
-const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
-const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) || null : null);
-
-function totalsOf(costs: readonly CallCost[], context: readonly number[], extra: { summarizerCostUsd: number; firings: number; maxDepth: number }): ReplayTotals {
-  const t = costTotals(costs);
-  return {
-    modelCalls: t.calls,
-    inputTokens: t.promptTokens,
-    cacheReadTokens: t.cacheReadTokens,
-    cacheWriteTokens: t.cacheWriteTokens,
-    outputTokens: t.outputTokens,
-    costUsd: round6(t.costUsd + extra.summarizerCostUsd),
-    summarizerCostUsd: round6(extra.summarizerCostUsd),
-    peakContext: context.reduce((a, b) => Math.max(a, b), 0),
-    firings: extra.firings,
-    maxDepth: extra.maxDepth,
-  };
-}
-
-/** The model the session's calls were priced as, and the cache lifetime its writes used. */
-function pricingOf(usage: readonly ModelCallUsage[]): { model: string; ttl: '5m' | '1h' } {
-  const counts = new Map<string, number>();
-  let w1h = 0;
-  let w5m = 0;
-  for (const u of usage) {
-    if (u.model && !u.model.startsWith('<')) counts.set(u.model, (counts.get(u.model) ?? 0) + 1);
-    w1h += u.cacheWrite1hTokens ?? 0;
-    w5m += u.cacheWrite5mTokens ?? 0;
-  }
-  const model = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? DEFAULT_PRICING_MODEL;
-  return { model, ttl: w1h > w5m ? '1h' : '5m' };
-}
-
 /**
- * Everything the replay and its baselines need from the store: turns, calls with the
- * usage the source reported, the context model fitted from it, the source's compactions.
+ * Everything the replay and its baselines need from the store: the turns, the usage the
+ * source reported per call, its overhead fit and its own compactions.
  */
-export function loadReplaySession(db: DB, sessionId: number, overheadTokens = DEFAULT_OVERHEAD_TOKENS) {
+export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
   const session = getSession(db, sessionId);
   if (!session) throw new EngineError('not_found', `session ${sessionId} not found`);
   const metas = listTurnMetas(db, sessionId);
   const usage = listModelCalls(db, sessionId);
-  const byPosition = new Map(usage.map((u) => [u.position, u]));
-  const calls = callsOf(metas, (p) => {
-    const u = byPosition.get(p);
-    return { timestampMs: ms(u?.timestamp), outputTokens: u?.placeholder ? null : (u?.outputTokens ?? null) };
-  });
   const external = listExternalCompactions(db, sessionId);
   const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
-  const model: ContextModel & { source: 'fit' | 'parameter' } = fit ? { a: fit.a, b: fit.b, source: 'fit' } : { a: overheadTokens, b: 1, source: 'parameter' };
-  return { session, metas, usage, byPosition, calls, external, model, pricing: pricingOf(usage) };
-}
-
-type Loaded = ReturnType<typeof loadReplaySession>;
-
-/** The timeline document of a finished live replay: costs per call and the two baselines. */
-export function buildTimeline(o: { loaded: Loaded; prepared: PreparedStrategy; live: LiveResult; runId: number; variantId: number; status: RunStatus; events: ReplayEventInfo[] }): ReplayTimeline {
-  const { loaded, prepared, live } = o;
-  const { model, pricing, calls, metas } = loaded;
-  const sim = (recs: Array<Pick<LiveCallRecord, 'contextTokens' | 'sharedPrefixTokens' | 'outputTokens' | 'timestampMs'>>) =>
-    simulateCalls(
-      recs.map((r) => ({ promptTokens: r.contextTokens, sharedPrefixTokens: r.sharedPrefixTokens, outputTokens: r.outputTokens, timestampMs: r.timestampMs })),
-      { model: pricing.model, ttl: pricing.ttl },
-    );
-  const costs = sim(live.calls);
-  const summarizerCostUsd = o.events.reduce((n, e) => n + e.costUsd, 0);
-  const maxDepth = o.events.reduce((d, e) => Math.max(d, e.maxDepth), 0);
-  const context = live.calls.map((c) => c.contextTokens);
-
-  // Baseline 1: no compaction — the whole transcript at every call, each prompt extends the last.
-  const tokenPrefix: number[] = [0];
-  for (const m of metas) tokenPrefix.push(tokenPrefix[tokenPrefix.length - 1] + m.tokenCount);
-  const noneContext = calls.map((c) => contextOf(model, tokenPrefix[c.position]));
-  const noneCosts = sim(calls.map((c, k) => ({ contextTokens: noneContext[k], sharedPrefixTokens: k === 0 ? 0 : noneContext[k - 1], outputTokens: c.outputTokens, timestampMs: c.timestampMs })));
-  const window = Number(prepared.params.tokenBudget ?? prepared.params.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
-  const overflow = noneContext.findIndex((c) => c > window);
-
-  // Baseline 2: what the source tool did — its recorded context and cost where it reported them.
-  const sourceContext = calls.map((c) => {
-    const u = loaded.byPosition.get(c.position);
-    return u ? reportedContext(u) : null;
-  });
-  const sourceEvents: SourceCompactionEvent[] = loaded.external.map((x) => {
-    let call = calls.findIndex((c) => c.position >= x.boundaryPosition);
-    if (call < 0) call = calls.length;
-    const before = Math.max(0, call - 1);
-    return { call, turn: x.boundaryPosition, reason: `${x.trigger} compaction by the source tool (turns ${x.firstPosition}-${x.lastPosition})`, contextBefore: calls[before] ? contextOf(model, tokenPrefix[calls[before].position]) : 0, preTokens: x.preTokens };
-  });
-  const recorded: CallCost[] = calls.map((c) => {
-    const u = loaded.byPosition.get(c.position);
-    if (!u || u.placeholder) return { promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: c.outputTokens, costUsd: 0 };
-    const write = (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
-    return { promptTokens: reportedContext(u) ?? 0, cacheReadTokens: u.cacheReadTokens ?? 0, cacheWriteTokens: write, uncachedInputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, costUsd: priceRecordedUsage(u).costUsd };
-  });
-
-  const price = priceOf(pricing.model);
-  const def = prepared.definition;
-  return {
-    runId: o.runId,
-    variantId: o.variantId,
-    sessionId: loaded.session.id,
-    strategy: prepared.strategy,
-    params: prepared.params,
-    status: o.status,
-    contextModel: { a: model.a, b: model.b, source: model.source },
-    pricing: { model: pricing.model, known: price.known, ttl: pricing.ttl },
-    lines: def.live.lines(prepared.params),
-    note: def.live.note ?? null,
-    calls: {
-      position: live.calls.map((c) => c.position),
-      timestampMs: live.calls.map((c) => c.timestampMs),
-      transcript: live.calls.map((c) => c.transcriptTokens),
-      context,
-      cacheRead: costs.map((c) => c.cacheReadTokens),
-      cacheWrite: costs.map((c) => c.cacheWriteTokens),
-      uncached: costs.map((c) => c.uncachedInputTokens),
-      output: costs.map((c) => c.outputTokens),
-      costUsd: costs.map((c) => round6(c.costUsd)),
-      fired: live.calls.map((c) => c.fired),
-    },
-    events: o.events,
-    totals: totalsOf(costs, context, { summarizerCostUsd, firings: o.events.length, maxDepth }),
-    baselines: {
-      none: { context: noneContext, totals: totalsOf(noneCosts, noneContext, { summarizerCostUsd: 0, firings: 0, maxDepth: 0 }), contextWindow: window, overflowAtCall: overflow < 0 ? null : overflow },
-      source: { context: sourceContext, events: sourceEvents, totals: totalsOf(recorded, sourceContext.map((c) => c ?? 0), { summarizerCostUsd: 0, firings: sourceEvents.length, maxDepth: 0 }) },
-    },
-  };
+  return { session, sessionId, metas, usage, fit, external, overheadTokens };
 }
 
 /** Runs one replay. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayResult> {
-  const loaded = loadReplaySession(db, o.sessionId, o.overheadTokens);
+  const source = loadReplaySource(db, o.sessionId, o.overheadTokens);
+  const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
-  const tokenizer = isTokenizerName(loaded.session.tokenizer) ? loaded.session.tokenizer : DEFAULT_TOKENIZER;
+  const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
   let summarizer: Summarizer;
   try {
     summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
@@ -219,9 +97,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   try {
     const live = await runLive({
       prepared,
-      metas: loaded.metas,
-      calls: loaded.calls,
-      model: loaded.model,
+      metas: source.metas,
+      calls: inputs.calls,
+      model: inputs.model,
       store,
       commitDelayCalls: o.commitDelayCalls,
       signal,
@@ -266,35 +144,18 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     });
 
     const compactedAtCall = new Map<number, number>();
-    const events: ReplayEventInfo[] = live.firings.map((f) => {
-      for (const id of f.compacted) compactedAtCall.set(id, f.call);
-      return {
-        call: f.call,
-        turn: f.position,
-        kind: f.kind,
-        reason: f.reason,
-        contextBefore: f.contextBefore,
-        contextAfter: f.contextAfter,
-        spans: f.created.length,
-        summaryIds: f.created,
-        maxDepth: f.maxDepth,
-        summarizerCalls: f.work.summarizerCalls,
-        tokensIn: f.work.tokensIn,
-        tokensOut: f.work.tokensOut,
-        costUsd: round6(f.work.costUsd),
-        latencyMs: f.work.latencyMs,
-      };
-    });
-    let timeline: ReplayTimeline | null = null;
-    db.transaction(() => {
+    for (const f of live.firings) for (const id of f.compacted) compactedAtCall.set(id, f.call);
+    const events = firingEvents(live.firings);
+    const timeline = db.transaction((): ReplayTimeline => {
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
-      for (const e of events) {
+      events.forEach((e, i) => {
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
-        addRunEvent(db, runId, 'firing', { ...e, state: live.firings[events.indexOf(e)].state });
-      }
-      timeline = buildTimeline({ loaded, prepared, live, runId, variantId: variant.id, status: 'completed', events });
-      saveReplayTimeline(db, runId, timeline);
-      finishRun(db, runId, 'completed', { ...timeline.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, durationMs: Date.now() - started });
+        addRunEvent(db, runId, 'firing', { ...e, state: live.firings[i].state });
+      });
+      const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events });
+      saveReplayTimeline(db, runId, t);
+      finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, durationMs: Date.now() - started });
+      return t;
     })();
     return { variantId: variant.id, runId, status: 'completed', timeline, error: null };
   } catch (err) {

@@ -3,11 +3,10 @@
  * transaction when it completes, and its timeline document.
  */
 import type { DB } from './db.js';
+import { insertSummary } from './variants.js';
 import type { ReplayTimeline } from '../../shared/contract.js';
 import type { MemorySummary } from '../../shared/replay/memory-store.js';
 import type { VariantState } from '../../shared/strategies/types.js';
-
-const now = () => new Date().toISOString();
 
 /**
  * Inserts a replay's summaries (ids remapped from the in-memory store's) with their
@@ -16,21 +15,19 @@ const now = () => new Date().toISOString();
  */
 export function insertReplaySummaries(db: DB, o: { variantId: number; runId: number; summaries: readonly MemorySummary[]; compactedAtCall: ReadonlyMap<number, number> }): Map<number, number> {
   const ids = new Map<number, number>();
-  const insert = db.prepare(
-    'INSERT INTO summaries(variant_id, run_id, replay_run_id, call_index, compacted_at_call, kind, depth, text, token_count, tier, model, prompt_version, cache_key, cache_hit, compacted, first_position, last_position, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
-  );
-  const edge = db.prepare('INSERT INTO summary_sources(summary_id, ord, turn_id, child_summary_id) VALUES (?,?,?,?)');
-  const at = now();
   // Memory ids grow with creation, so children are always inserted before their parents.
   for (const s of [...o.summaries].sort((a, b) => a.id - b.id)) {
-    const folded = o.compactedAtCall.get(s.id) ?? null;
-    const id = Number(
-      insert.run(o.variantId, o.runId, o.runId, s.callIndex, folded, s.kind, s.depth, s.text, s.tokenCount, s.tier, s.model, s.promptVersion, s.cacheKey, s.cacheHit ? 1 : 0, s.compacted ? 1 : 0, s.firstPosition, s.lastPosition, at).lastInsertRowid,
+    const { id: memoryId, callIndex, compacted: _compacted, childIds, ...row } = s;
+    ids.set(
+      memoryId,
+      insertSummary(db, {
+        ...row,
+        variantId: o.variantId,
+        runId: o.runId,
+        childSummaryIds: childIds.map((c) => ids.get(c)!),
+        replay: { runId: o.runId, callIndex, compactedAtCall: o.compactedAtCall.get(memoryId) ?? null },
+      }),
     );
-    ids.set(s.id, id);
-    let ord = 0;
-    for (const t of s.turnIds ?? []) edge.run(id, ord++, t, null);
-    for (const c of s.childIds) edge.run(id, ord++, null, ids.get(c) ?? null);
   }
   return ids;
 }

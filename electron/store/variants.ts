@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { DB } from './db.js';
+import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
 import { stableJson } from '../../shared/model/turn.js';
 import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/strategies/types.js';
 import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
@@ -129,33 +130,45 @@ export function failStaleRuns(db: DB): number {
 
 // ---- summaries ----
 
-export interface NewSummary {
+/**
+ * A summary row to insert: what a pass writes (shared/passes/context.ts), with its variant
+ * and run; a replay's rows also name the replay run, the call they were made at and the
+ * call they were folded at (migration 004).
+ */
+export type NewSummary = PassSummary & {
   variantId: number;
   runId: number | null;
-  kind: SummaryKind;
-  depth: number;
-  text: string;
-  tokenCount: number;
-  tier: SummaryTier;
-  model: string;
-  promptVersion: string;
-  cacheKey: string | null;
-  cacheHit: boolean;
-  firstPosition: number;
-  lastPosition: number;
-  /** Leaf-like summaries cover turns; condensed ones cover child summaries. */
-  turnIds?: number[];
-  childSummaryIds?: number[];
-}
+  replay?: { runId: number; callIndex: number; compactedAtCall: number | null };
+};
 
 /** Inserts a summary and its edges. Call inside the pass's commit transaction. */
 export function insertSummary(db: DB, s: NewSummary): number {
   const id = Number(
     db
       .prepare(
-        'INSERT INTO summaries(variant_id, run_id, kind, depth, text, token_count, tier, model, prompt_version, cache_key, cache_hit, compacted, first_position, last_position, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)',
+        'INSERT INTO summaries(variant_id, run_id, kind, depth, text, token_count, tier, model, prompt_version, cache_key, cache_hit, compacted, first_position, last_position, created_at, replay_run_id, call_index, compacted_at_call) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
       )
-      .run(s.variantId, s.runId, s.kind, s.depth, s.text, s.tokenCount, s.tier, s.model, s.promptVersion, s.cacheKey, s.cacheHit ? 1 : 0, s.firstPosition, s.lastPosition, now()).lastInsertRowid,
+      .run(
+        s.variantId,
+        s.runId,
+        s.kind,
+        s.depth,
+        s.text,
+        s.tokenCount,
+        s.tier,
+        s.model,
+        s.promptVersion,
+        s.cacheKey,
+        s.cacheHit ? 1 : 0,
+        // A pass's rows start live (a later pass folds them); a replay's are written once, as they ended.
+        s.replay?.compactedAtCall != null ? 1 : 0,
+        s.firstPosition,
+        s.lastPosition,
+        now(),
+        s.replay?.runId ?? null,
+        s.replay?.callIndex ?? null,
+        s.replay?.compactedAtCall ?? null,
+      ).lastInsertRowid,
   );
   const edge = db.prepare('INSERT INTO summary_sources(summary_id, ord, turn_id, child_summary_id) VALUES (?,?,?,?)');
   let ord = 0;

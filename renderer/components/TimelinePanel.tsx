@@ -267,7 +267,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
           {view.note}
         </div>
       ) : null}
-      {view.kind === 'projected' ? <div className="muted small timeline-hint">Projected with summaries of their target size, no summarizer call; costs come with a real Replay.</div> : null}
+      {view.kind === 'projected' ? <div className="muted small timeline-hint">Projected with summaries of their target size and no summarizer call: model-call costs are simulated as for a replay; summarizer costs come with a real Replay.</div> : null}
       <Legend view={view} />
       <div className="timeline-chart" data-testid="timeline-chart">
         {data ? <UPlotChart makeOptions={makeOptions} optionsKey={optionsKey} data={data} onCursor={setHover} onClick={onClick} redrawKey={sel} minHeight={150} /> : null}

@@ -6,15 +6,11 @@
  * Both end up in one shape, so the chart does not care which it draws.
  */
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import type { ReplayTimeline, ReplayTotals, RunStatus, SessionUsage } from '../../shared/contract.js';
-import type { TurnMeta } from '../../shared/model/turn.js';
+import type { ExternalCompactionInfo, ReplayTimeline, ReplayTotals, RunStatus } from '../../shared/contract.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
-import { callsOf, type ContextModel, type LiveResult } from '../../shared/replay/live.js';
-import { prepareStrategy, STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
-import type { StrategyName } from '../../shared/strategies/types.js';
-import { DEFAULT_OVERHEAD_TOKENS } from '../../shared/usage/overhead.js';
-import { reportedContext } from '../../shared/usage/types.js';
-import { useReplayRun, useSessionUsage } from '../api/queries.js';
+import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
+import { prepareStrategy } from '../../shared/strategies/index.js';
+import { useReplayRun, useSessionDetail, useSessionUsage } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
 import type { Workbench } from './use-workbench.js';
@@ -80,16 +76,18 @@ function cumulative(xs: readonly number[]): number[] {
   return out;
 }
 
-export function fromReplay(t: ReplayTimeline): TimelineView {
+/** The view of a timeline document: a real replay's, or a projection built by the same shared/replay/timeline.ts. */
+export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'replay'): TimelineView {
   const c = t.calls;
   const n = c.context.length;
   // Summarizer cost lands at the call of its firing.
   const cost = c.costUsd.slice();
   for (const e of t.events) if (e.call >= 0 && e.call < n) cost[e.call] += e.costUsd;
+  const projected = kind === 'projected';
   return {
-    kind: 'replay',
-    runId: t.runId,
-    status: t.status,
+    kind,
+    runId: projected ? null : t.runId,
+    status: projected ? null : t.status,
     calls: n,
     position: c.position,
     context: c.context,
@@ -104,49 +102,14 @@ export function fromReplay(t: ReplayTimeline): TimelineView {
     lines: t.lines,
     note: t.note,
     contextModel: t.contextModel,
-    totals: [totalsRow('variant', t.strategy, t.totals), totalsRow('none', 'no compaction', t.baselines.none.totals), totalsRow('source', "source's own", t.baselines.source.totals)],
+    totals: [
+      totalsRow('variant', projected ? `${t.strategy} (projected)` : t.strategy, t.totals),
+      totalsRow('none', 'no compaction', t.baselines.none.totals),
+      ...(t.baselines.source.context.some((c) => c !== null) ? [totalsRow('source', "source's own", t.baselines.source.totals)] : []),
+    ],
     contextWindow: t.baselines.none.contextWindow,
     overflowAtCall: t.baselines.none.overflowAtCall,
     pricing: t.pricing,
-  };
-}
-
-function fromProjection(strategy: StrategyName, params: Record<string, number>, r: LiveResult, usage: SessionUsage | undefined, model: ContextModel & { source: string }): TimelineView {
-  const n = r.calls.length;
-  const byPosition = new Map<number, number | null>();
-  for (const u of usage?.calls ?? []) byPosition.set(u.position, reportedContext(u));
-  const recorded = r.calls.map((c) => byPosition.get(c.position) ?? null);
-  const none = r.calls.map((c) => Math.round(model.a + model.b * c.transcriptTokens));
-  const context = r.calls.map((c) => c.contextTokens);
-  const peak = (xs: ReadonlyArray<number | null>) => xs.reduce<number>((m, x) => (x !== null && x > m ? x : m), 0);
-  const maxDepth = r.firings.reduce((m, f) => Math.max(m, f.maxDepth), 0);
-  const recordedCount = recorded.filter((x) => x !== null).length;
-  return {
-    kind: 'projected',
-    runId: null,
-    status: null,
-    calls: n,
-    position: r.calls.map((c) => c.position),
-    context,
-    none,
-    recorded,
-    cacheRead: null,
-    cacheWrite: null,
-    costUsd: null,
-    cumulativeCost: null,
-    fired: r.calls.map((c) => c.fired),
-    events: r.firings.map((f) => ({ call: f.call, position: f.position, kind: f.kind, reason: f.reason, contextBefore: f.contextBefore, contextAfter: f.contextAfter, summaries: f.created.length, maxDepth: f.maxDepth, costUsd: null })),
-    lines: STRATEGY_DEFINITIONS[strategy].live.lines(params),
-    note: STRATEGY_DEFINITIONS[strategy].live.note ?? null,
-    contextModel: model,
-    totals: [
-      { id: 'variant', label: `${strategy} (projected)`, modelCalls: n, costUsd: null, cacheRead: null, cacheWrite: null, firings: r.firings.length, maxDepth, peakContext: peak(context) },
-      { id: 'none', label: 'no compaction', modelCalls: n, costUsd: null, cacheRead: null, cacheWrite: null, firings: 0, maxDepth: 0, peakContext: peak(none) },
-      ...(recordedCount > 0 ? [{ id: 'source' as const, label: "source's own (recorded)", modelCalls: n, costUsd: null, cacheRead: null, cacheWrite: null, firings: null, maxDepth: null, peakContext: peak(recorded) }] : []),
-    ],
-    contextWindow: null,
-    overflowAtCall: null,
-    pricing: null,
   };
 }
 
@@ -158,6 +121,8 @@ export interface TimelineState {
   /** A replay run for exactly these parameters is loading or running. */
   replayPending: boolean;
 }
+
+const NO_COMPACTIONS: ExternalCompactionInfo[] = [];
 
 /** How long parameters stay still before the projected timeline is recomputed. */
 const PROJECTION_SETTLE_MS = 60;
@@ -172,26 +137,27 @@ export function useTimeline(wb: Workbench): TimelineState {
   const usage = useSessionUsage(wb.listReady ? sessionId : null);
 
   // Projection: deferred and settled like the live plan, so a moving slider never waits for it.
-  const input = useMemo(() => ({ strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, usageDone: !usage.isPending || sessionId === null }), [wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, sessionId]);
+  const detail = useSessionDetail(sessionId);
+  const external = detail.data?.externalCompactions_ ?? NO_COMPACTIONS;
+  const input = useMemo(
+    () => ({ sessionId, strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, external, usageDone: (!usage.isPending && !detail.isPending) || sessionId === null }),
+    [sessionId, wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, external, detail.isPending],
+  );
   const deferred = useDeferredValue(input);
   const settled = useDebounced(deferred, PROJECTION_SETTLE_MS);
   const [projection, setProjection] = useState<{ input: typeof input; view: TimelineView | null; error: string | null } | null>(null);
   useEffect(() => {
-    if (settled.metas.length === 0 || !settled.usageDone) return;
+    if (settled.metas.length === 0 || !settled.usageDone || settled.sessionId === null) return;
     let live = true;
-    const metas = settled.metas as TurnMeta[];
-    const fit = settled.usage?.overhead ?? null;
-    const model = fit ? { a: fit.a, b: fit.b, source: 'fit' } : { a: DEFAULT_OVERHEAD_TOKENS, b: 1, source: 'parameter' };
-    const byPosition = new Map((settled.usage?.calls ?? []).map((c) => [c.position, c] as const));
-    const calls = callsOf(metas, (position) => {
-      const u = byPosition.get(position);
-      return { timestampMs: u?.timestamp ? Date.parse(u.timestamp) : null, outputTokens: u?.outputTokens ?? null };
-    });
+    // The very inputs and timeline the engine's replay uses (shared/replay/timeline.ts), with projected summaries.
+    const source = { sessionId: settled.sessionId, metas: settled.metas, usage: settled.usage?.calls ?? [], fit: settled.usage?.overhead ?? null, external: settled.external };
+    const inputs = replayInputs(source);
     (async () => {
       try {
         const prepared = prepareStrategy(settled.strategy, settled.params);
-        const r = await projectTimeline({ prepared, metas, model, calls });
-        if (live) setProjection({ input: settled, view: fromProjection(settled.strategy, prepared.params, r, settled.usage, model), error: null });
+        const r = await projectTimeline({ prepared, metas: settled.metas, model: inputs.model, calls: inputs.calls });
+        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings), runId: 0, variantId: 0, status: 'completed' });
+        if (live) setProjection({ input: settled, view: fromReplay(t, 'projected'), error: null });
       } catch (err) {
         if (live) setProjection({ input: settled, view: null, error: (err as Error).message });
       }
