@@ -286,7 +286,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   try {
     tokensBefore = seenTokens();
     ctx.checkCancelled();
-    const outcome = await prepared.definition.pass(ctx, { ...params, force });
+    const outcome = await prepared.definition.pass(ctx, params, { force });
     const tokensAfter = seenTokens();
     // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
     const stats = { ...outcome.stats, ...baseStats(), tokensAfter };

@@ -1,28 +1,10 @@
 /**
- * Helpers shared by the dag, rolling, masking, window and forgetting passes: parameter
- * resolution (the engine adds `force` to the strategy's own parameters), a small
+ * Helpers shared by the dag, rolling, masking, window and forgetting passes: a small
  * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
  */
-import { resolveParams, type ParamSpec } from '../strategies/params.js';
 import type { Plan, PlanSpan, VariantState } from '../strategies/types.js';
 import type { Turn } from '../model/turn.js';
 import type { PassContext, PassOutcome } from './context.js';
-
-/**
- * Splits what the engine passes into (the strategy's resolved parameters, force).
- * The engine calls a pass with `{ ...resolvedParams, force }` (engine.ts, runCompaction):
- * `force: true` is `compact` (run even when the trigger says no), false/absent is
- * `compactIfNeeded`. `__`-prefixed keys are ignored.
- */
-export function passParams<P extends Record<string, number>>(strategy: string, specs: readonly ParamSpec[], raw: Record<string, number | string | boolean>): { params: P; force: boolean } {
-  const own: Record<string, unknown> = {};
-  let force = false;
-  for (const [k, v] of Object.entries(raw)) {
-    if (k === 'force') force = v === true || v === 1 || v === 'true';
-    else if (!k.startsWith('__')) own[k] = v;
-  }
-  return { params: resolveParams<P>(strategy, specs, own), force };
-}
 
 /**
  * Runs `fn` over `items` with at most `limit` in flight, results in input order. Checks

@@ -124,4 +124,9 @@ export interface PassOutcome {
   deferred?: { commit(at: PassContext): Promise<PassOutcome> };
 }
 
-export type PassFn = (ctx: PassContext, params: Record<string, number | string | boolean>) => Promise<PassOutcome>;
+/**
+ * A strategy's pass. `params` are already resolved against the strategy's specs (once, by
+ * `prepareStrategy`); `force` runs it even when the trigger says no (the engine's "compact
+ * now"), otherwise it compacts only if needed.
+ */
+export type PassFn = (ctx: PassContext, params: Readonly<Record<string, number>>, opts?: { force?: boolean }) => Promise<PassOutcome>;

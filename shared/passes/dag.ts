@@ -11,10 +11,10 @@
  *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
  *    variant exactly as it was. Turns are never touched.
  */
-import { dagSpecs, planDag, type DagParams } from '../strategies/dag.js';
+import { planDag, type DagParams } from '../strategies/dag.js';
 import { summaryToItem, turnsToItems } from '../summarize/items.js';
 import type { PassFn, TieredSummary } from './context.js';
-import { countTiers, mapPool, passParams, spanTurns } from './common.js';
+import { countTiers, mapPool, spanTurns } from './common.js';
 
 interface Made {
   summary: TieredSummary;
@@ -25,8 +25,9 @@ interface Made {
   childRefs?: string[];
 }
 
-export const dagPass: PassFn = async (ctx, rawParams) => {
-  const { params, force } = passParams<DagParams>('dag', dagSpecs, rawParams);
+export const dagPass: PassFn = async (ctx, resolved, opts) => {
+  const params = resolved as DagParams;
+  const force = opts?.force ?? false;
   const plan = planDag({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
   if (!plan.trigger.compact && !force) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
   if (plan.spans.length === 0 && plan.condense.length === 0) {

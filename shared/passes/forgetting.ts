@@ -4,12 +4,12 @@
  * VariantState.droppedRanges in ONE transaction; the replay omits the conversation turns
  * in those ranges (system turns are never dropped).
  */
-import { droppedRangesAfter, forgettingSpecs, planForgetting, type ForgettingParams } from '../strategies/forgetting.js';
+import { droppedRangesAfter, planForgetting, type ForgettingParams } from '../strategies/forgetting.js';
 import type { PassFn } from './context.js';
-import { passParams, runDropPass } from './common.js';
+import { runDropPass } from './common.js';
 
-export const forgettingPass: PassFn = async (ctx, rawParams) => {
-  const { params } = passParams<ForgettingParams>('forgetting', forgettingSpecs, rawParams);
+export const forgettingPass: PassFn = async (ctx, resolved) => {
+  const params = resolved as ForgettingParams;
   const plan = planForgetting({ turns: ctx.metas, summaries: [], state: ctx.state, params });
   return runDropPass(ctx, plan, () => droppedRangesAfter(plan, ctx.state.droppedRanges ?? []));
 };

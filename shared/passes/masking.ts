@@ -4,13 +4,12 @@
  * model no longer sees. The replay masks with `maskToolResults` (shared/strategies/masking.ts),
  * which derives the same boundary from the turns and `maskWindow`.
  */
-import { maskBoundaryOf, maskingSpecs, planMasking, type MaskingParams } from '../strategies/masking.js';
+import { maskBoundaryOf, planMasking, type MaskingParams } from '../strategies/masking.js';
 import type { VariantState } from '../strategies/types.js';
 import type { PassFn } from './context.js';
-import { passParams } from './common.js';
 
-export const maskingPass: PassFn = async (ctx, rawParams) => {
-  const { params } = passParams<MaskingParams>('masking', maskingSpecs, rawParams);
+export const maskingPass: PassFn = async (ctx, resolved) => {
+  const params = resolved as MaskingParams;
   const plan = planMasking({ turns: ctx.metas, summaries: [], state: ctx.state, params });
   const boundary = maskBoundaryOf(ctx.metas, params.maskWindow);
   if (!plan.trigger.compact || boundary === null) return { status: 'skipped', stats: { reason: plan.trigger.reason } };

@@ -7,14 +7,14 @@
  * summary), marks the previous summary compacted (superseded, never deleted) and
  * advances the pointer in the variant state.
  */
-import { planRolling, rollingSpecs, type RollingParams } from '../strategies/rolling.js';
+import { planRolling, type RollingParams } from '../strategies/rolling.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems } from '../summarize/items.js';
 import type { PassFn } from './context.js';
-import { passParams, spanTurns } from './common.js';
+import { spanTurns } from './common.js';
 
-export const rollingPass: PassFn = async (ctx, rawParams) => {
-  const { params } = passParams<RollingParams>('rolling', rollingSpecs, rawParams);
+export const rollingPass: PassFn = async (ctx, resolved) => {
+  const params = resolved as RollingParams;
   const summaries = ctx.store.summaries();
   const plan = planRolling({ turns: ctx.metas, summaries, state: ctx.state, params });
   const span = plan.spans[0];

@@ -27,14 +27,14 @@
  * upgrade continues in the task.
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
-import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, twoLineSpecs, type TwoLineParams } from '../strategies/two-line.js';
+import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, type TwoLineParams } from '../strategies/two-line.js';
 import { buildSpanIndex, convTokensIn, convTurnIds } from '../strategies/spans.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
 import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
 import { turnsToItems } from '../summarize/items.js';
-import { countTiers, mapPool, passParams } from './common.js';
+import { countTiers, mapPool } from './common.js';
 
 /** Model name recorded on a chunk that fell back to a list of its turns. */
 export const TURN_LIST_MODEL = 'turn-list';
@@ -260,8 +260,9 @@ function commitTwoLineBackground(ctx: PassContext, d: ReturnType<typeof decideTw
 }
 
 /** The engine's pass: the digest when at the emergency line, then the background step to completion. */
-export const twoLinePass: PassFn = async (ctx, rawParams) => {
-  const { params, force } = passParams<TwoLineParams>('two-line', twoLineSpecs, rawParams);
+export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
+  const params = resolved as TwoLineParams;
+  const force = opts?.force ?? false;
   const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
   const base = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
   if (!force && d.level === 'none' && d.upgrades.length === 0) {

@@ -27,7 +27,7 @@
  *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
-import { decideWatermark, liveWatermarkSummaries, truncationCut, watermarkSpecs, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
+import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convTokensIn, convTurnIds } from '../strategies/spans.js';
 import { costUsd } from '../cost/prices.js';
 import type { VariantState } from '../strategies/types.js';
@@ -35,7 +35,6 @@ import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
 import { normalizeReplay } from '../replay/normalize.js';
 import { watermarkCandidates } from '../replay/candidates.js';
 import { validateMessages, type MessageProblem } from '../replay/validate.js';
-import { passParams } from './common.js';
 
 /** Model name recorded on a truncation row (prices.ts prices it at 0). */
 export const TRUNCATION_MODEL = 'truncation';
@@ -101,8 +100,9 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<Vari
   });
 }
 
-export const watermarkPass: PassFn = async (ctx, rawParams) => {
-  const { params, force } = passParams<WatermarkParams>('watermark', watermarkSpecs, rawParams);
+export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
+  const params = resolved as WatermarkParams;
+  const force = opts?.force ?? false;
   const ix = buildSpanIndex(ctx.metas);
   const d = decideWatermark({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params }, ix, force);
   const baseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };

@@ -252,7 +252,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
       let skipped: PassOutcome | null = null;
       const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', async (ctx) => {
-        const out = await def.pass(ctx, { ...prepared.params });
+        const out = await def.pass(ctx, prepared.params);
         if (out.status === 'skipped') skipped = out;
         return out;
       });
