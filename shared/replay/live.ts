@@ -154,6 +154,9 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     lastEnd = end;
   };
 
+  /** The view before the call at `end`: as of the last recompute, plus every turn added since (no strategy hides turns between firings). */
+  const viewAt = (end: number) => view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
   const viewBefore = (x: number): number => {
     if (x <= 0) return 0;
@@ -185,7 +188,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const runAt = async (k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> => {
     const before = store.state();
     store.callIndex = k;
-    const overhead = contextOf(model, view + (tokenPrefix[end] - tokenPrefix[lastEnd])) - (view + (tokenPrefix[end] - tokenPrefix[lastEnd]));
+    const overhead = contextOf(model, viewAt(end)) - viewAt(end);
     const ctx = o.context(end, stageMetas(prepared.params, prefix) as TurnMeta[], overhead, pending !== null);
     const w0 = o.work?.() ?? NO_WORK;
     const started = Date.now();
@@ -240,14 +243,14 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     if (pending && k >= pending.due) {
       const p = pending;
       pending = null;
-      const r = await runAt(k, end, prefixOf(), contextOf(model, view + tokenPrefix[end] - tokenPrefix[lastEnd]), 'commit', (ctx) => p.commit(ctx));
+      const r = await runAt(k, end, prefixOf(), contextOf(model, viewAt(end)), 'commit', (ctx) => p.commit(ctx));
       if (r && r.changedAt < Infinity) {
         fired = true;
         changedAt = Math.min(changedAt, r.changedAt);
       }
     }
 
-    const grown = view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+    const grown = viewAt(end);
     const measure = { contextTokens: contextOf(model, grown), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
     if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
       let skipped: PassOutcome | null = null;
@@ -268,7 +271,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       }
     }
 
-    const viewTokens = view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+    const viewTokens = viewAt(end);
     const contextTokens = contextOf(model, viewTokens);
     const sharedPrefixTokens = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
     records.push({ call: k, position: end, transcriptTokens: tokenPrefix[end], viewTokens, contextTokens, sharedPrefixTokens, outputTokens: call.outputTokens, timestampMs: call.timestampMs, fired });
