@@ -28,7 +28,7 @@
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
 import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, type TwoLineParams } from '../strategies/two-line.js';
-import { buildSpanIndex, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import { buildSpanIndex, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
@@ -80,14 +80,6 @@ export function boundedTurnList(turns: readonly Pick<Turn, 'role' | 'blocks' | '
 const currentState = (ctx: PassContext): VariantState => ctx.store.state();
 const startsWith = (h: readonly string[], prefix: readonly string[]) => prefix.length <= h.length && prefix.every((x, i) => h[i] === x);
 
-function spanOf(metas: readonly TurnMeta[], from: number, to: number): { turnIds: number[]; first: number; last: number } {
-  const turnIds = convTurnIds(metas, from, to);
-  let first = from;
-  while (metas[first].role === 'system') first++;
-  let last = to - 1;
-  while (metas[last].role === 'system') last--;
-  return { turnIds, first, last };
-}
 
 export interface DigestStepResult {
   written: boolean;
@@ -107,7 +99,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const ix = buildSpanIndex(ctx.metas);
   const text = extractiveSummary({ purpose: 'digest', items: turnsToItems(turns), targetTokens: digestTargetTokens(convTokensIn(ix, from, to)), tier: 'normal' });
   const tokenCount = ctx.countTokens(text);
-  const span = spanOf(ctx.metas, from, to);
+  const span = convSpan(ctx.metas, from, to);
   return ctx.store.commit((w): DigestStepResult => {
         const now = historyOf(ctx.metas, w.summaries());
         if (!startsWith(now, before) || now.length !== before.length) {
@@ -231,7 +223,7 @@ function commitTwoLineBackground(ctx: PassContext, d: ReturnType<typeof decideTw
         let turnsCompacted = 0;
         let coveredUntil = w.state().coveredUntil ?? d.prefixEnd;
         for (const r of results) {
-          const span = spanOf(ctx.metas, r.from, r.to);
+          const span = convSpan(ctx.metas, r.from, r.to);
           w.insertSummary({
             kind: 'chunk',
             depth: 0,

@@ -28,7 +28,7 @@
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
 import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
-import { buildSpanIndex, convCountIn, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import { buildSpanIndex, convCountIn, convSpan, convTokensIn } from '../strategies/spans.js';
 import { costUsd } from '../cost/prices.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
@@ -70,9 +70,7 @@ interface Commit {
 
 function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<VariantState> {
   const metas = ctx.metas;
-  const newTurnIds = convTurnIds(metas, d.currentWatermark, c.watermark);
-  const first = metas.find((m) => m.id === newTurnIds[0])!.position;
-  const last = metas.find((m) => m.id === newTurnIds[newTurnIds.length - 1])!.position;
+  const { turnIds: newTurnIds, first, last } = convSpan(metas, d.currentWatermark, c.watermark);
   return ctx.store.commit((w): VariantState => {
     // Optimistic check: another writer moved the watermark while we summarized.
     const now = w.state();
@@ -176,9 +174,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
 async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, error: string, ix: ReturnType<typeof buildSpanIndex>, baseStats: Record<string, unknown>): Promise<PassOutcome> {
   // Pending tokens count only turns after the watermark (version 1), so the cut alone brings them under the cap.
   const cut = truncationCut(ix, d, 0, params.hardCapTokens);
-  const dropped = convTurnIds(ctx.metas, d.currentWatermark, cut);
-  const firstDropped = ctx.metas.find((m) => m.id === dropped[0])!.position;
-  const lastDropped = ctx.metas.find((m) => m.id === dropped[dropped.length - 1])!.position;
+  const { turnIds: dropped, first: firstDropped, last: lastDropped } = convSpan(ctx.metas, d.currentWatermark, cut);
   const note = truncationNote(dropped.length, firstDropped, lastDropped, error);
   // The truncation record stands for the dropped turns, as a summary would have.
   const text = note;

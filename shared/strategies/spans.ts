@@ -299,6 +299,19 @@ export function convTurnIds(turns: readonly TurnMeta[], from: number, to: number
 }
 
 /**
+ * The conversation turns of [from, to) (which must hold at least one): their ids, and the
+ * positions of the first and the last (system turns at the edges are skipped).
+ */
+export function convSpan(turns: readonly TurnMeta[], from: number, to: number): { turnIds: number[]; first: number; last: number } {
+  const turnIds = convTurnIds(turns, from, to);
+  let first = from;
+  while (turns[first].role === 'system') first++;
+  let last = to - 1;
+  while (turns[last].role === 'system') last--;
+  return { turnIds, first, last };
+}
+
+/**
  * A PlanSpan over the conversation turns of [from, to): turnIds, tokens and chars exclude
  * system turns; firstPosition/lastPosition are the first and last conversation turn
  * (inclusive). Returns null when the range holds no conversation turn.
