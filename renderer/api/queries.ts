@@ -5,7 +5,7 @@
  */
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useQueries, useQuery, type QueryClient } from '@tanstack/react-query';
-import type { ParamsSchema, StudioApi } from '../../shared/contract.js';
+import type { ParamsSchema, RunInfo, StudioApi, VariantInfo } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { Turn } from '../../shared/model/turn.js';
 import type { z } from 'zod';
@@ -35,6 +35,7 @@ export const keys = {
   variants: (sessionId: number) => ['variants', sessionId] as const,
   summaries: (variantId: number) => ['summaries', variantId] as const,
   runs: (variantId: number) => ['runs', variantId] as const,
+  sessionReplays: (sessionId: number) => ['sessionReplays', sessionId] as const,
   replay: (variantId: number) => ['replay', variantId] as const,
   sessionUsage: (sessionId: number) => ['sessionUsage', sessionId] as const,
   replayRun: (runId: number) => ['replayRun', runId] as const,
@@ -157,6 +158,39 @@ export function useSessionUsage(sessionId: number | null) {
   });
 }
 
+/** A completed replay of the session, with the variant it replayed. */
+export interface SessionReplay {
+  run: RunInfo;
+  variant: VariantInfo;
+}
+
+/** The session's completed replay runs over all its variants (listVariants, then listRuns per variant with runs), newest first. */
+export function useSessionReplays(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.sessionReplays(sessionId ?? 0),
+    queryFn: async (): Promise<SessionReplay[]> => {
+      const variants = (await api.listVariants({ sessionId: sessionId! })).filter((v) => v.runs > 0);
+      const runs = await Promise.all(variants.map((v) => api.listRuns({ variantId: v.id })));
+      const out: SessionReplay[] = [];
+      variants.forEach((variant, i) => {
+        for (const run of runs[i]) if (run.kind === 'replay' && run.status === 'completed') out.push({ run, variant });
+      });
+      return out.sort((x, y) => y.run.id - x.run.id);
+    },
+    enabled: sessionId !== null,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Several replay runs' timelines at once (the overlays), in the order asked. */
+export function useReplayRuns(runIds: readonly number[]) {
+  const api = useApi();
+  return useQueries({
+    queries: runIds.map((runId) => ({ queryKey: keys.replayRun(runId), queryFn: () => api.getReplayRun({ runId }), retry: false, staleTime: Infinity })),
+  });
+}
+
 /** A replay run's timeline (per call context and cost, firings, totals, baselines); refetched when the run finishes. */
 export function useReplayRun(runId: number | null) {
   const api = useApi();
@@ -191,5 +225,6 @@ export function invalidateVariantData(client: QueryClient, sessionId: number, va
   void client.invalidateQueries({ queryKey: keys.variants(sessionId) });
   void client.invalidateQueries({ queryKey: keys.summaries(variantId) });
   void client.invalidateQueries({ queryKey: keys.runs(variantId) });
+  void client.invalidateQueries({ queryKey: keys.sessionReplays(sessionId) });
   void client.invalidateQueries({ queryKey: keys.replay(variantId) });
 }

@@ -61,6 +61,7 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           if (!run || run.runId !== event.runId) {
             rememberEarly(event);
             void client.invalidateQueries({ queryKey: keys.runs(event.variantId) });
+            void client.invalidateQueries({ queryKey: ['sessionReplays'] });
             return;
           }
           actions.updateActiveRun(event.runId, { status: event.status, stats: event.stats, error: event.error, endedAt: Date.now(), done: run.total > 0 && event.status === 'completed' ? run.total : run.done });
