@@ -13,7 +13,8 @@ export function sliderMaxOf(spec: ParamSpec): number {
   return spec.sliderMax ?? Math.max(spec.default * 4, spec.min + spec.step * 100);
 }
 
-function display(spec: ParamSpec, value: number): string {
+/** A parameter value as the window shows it (∞ for the unlimited value). */
+export function formatParamValue(spec: ParamSpec, value: number): string {
   if (spec.unlimitedValue !== undefined && value === spec.unlimitedValue) return '∞';
   if (spec.kind === 'float') return String(Number(value.toFixed(4)));
   return formatInt(value);
@@ -45,7 +46,7 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
 
   return (
     <div className={`param${isDefault ? '' : ' changed'}`}>
-      <label className="param-label" htmlFor={`param-${spec.name}`} title={`${spec.doc}\nDefault ${display(spec, spec.default)}${spec.unit ? ` ${spec.unit}` : ''}; range ${spec.min}–${spec.max ?? '∞'}.`}>
+      <label className="param-label" htmlFor={`param-${spec.name}`} title={`${spec.doc}\nDefault ${formatParamValue(spec, spec.default)}${spec.unit ? ` ${spec.unit}` : ''}; range ${spec.min}–${spec.max ?? '∞'}.`}>
         {spec.label}
         {spec.unit ? <span className="param-unit"> {spec.unit}</span> : null}
       </label>

@@ -5,15 +5,20 @@
  * strategy's trigger lines, firing markers and the cumulative cost on a second axis.
  * Hover reads a call's numbers; a click (on the chart or on a firing below it) selects the
  * call: the context the model received AS OF THAT CALL and the summaries made there.
+ * Other completed replays of the session can be ticked and drawn over it (their context
+ * series and a totals row each); the session's overhead fit and its spread sit above.
  */
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type uPlot from 'uplot';
-import { useReplayContextAt } from '../api/queries.js';
+import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import type { OverheadFit } from '../../shared/usage/overhead.js';
+import { useReplayContextAt, useReplayRuns, useSessionReplays, type SessionReplay } from '../api/queries.js';
 import { formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
-import { useTimeline, type TimelineView } from '../plan/use-timeline.js';
+import { fromReplay, useTimeline, type TimelineTotalsRow, type TimelineView } from '../plan/use-timeline.js';
 import { actions, useStudio } from '../state/store.js';
 import { ContextMessages, tokensByOrigin } from './ContextView.js';
+import { formatParamValue } from './ParamSlider.js';
 import { UPlotChart, type ChartTheme } from './UPlotChart.js';
 
 function formatUsd(x: number | null | undefined): string {
@@ -31,7 +36,32 @@ function seriesColors(t: ChartTheme) {
   return { context: t.accent, none: t.faint, recorded: t.teal, firing: t.danger, line: t.warn, cost: t.success };
 }
 
-function buildOptions(view: TimelineView, t: ChartTheme, selectedRef: React.RefObject<number | null>): Omit<uPlot.Options, 'width' | 'height'> {
+/** Overlay colours: the theme's --overlay-1 … --overlay-N, cycled in tick order. */
+const OVERLAY_COLORS = 5;
+const overlayVar = (k: number) => `--overlay-${(k % OVERLAY_COLORS) + 1}`;
+
+/** Another replay drawn over the main timeline. */
+interface Overlay {
+  runId: number;
+  label: string;
+  colorVar: string;
+  view: TimelineView;
+}
+
+/** A replay named by its strategy, the parameters it set away from the defaults, and its run id. */
+function replayLabel(r: SessionReplay): { strategy: string; params: string; run: string } {
+  const specs = STRATEGY_DEFINITIONS[r.variant.strategy]?.specs ?? [];
+  const params = specs
+    .filter((spec) => {
+      const v = r.variant.params[spec.name];
+      return typeof v === 'number' && v !== spec.default;
+    })
+    .map((spec) => `${spec.name} ${formatParamValue(spec, r.variant.params[spec.name] as number)}`)
+    .join(', ');
+  return { strategy: r.variant.strategy, params, run: `#${r.run.id}` };
+}
+
+function buildOptions(view: TimelineView, overlays: readonly Overlay[], t: ChartTheme, selectedRef: React.RefObject<number | null>): Omit<uPlot.Options, 'width' | 'height'> {
   const c = seriesColors(t);
   const axis = (scale: string, side: 1 | 3, format: (v: number) => string): uPlot.Axis => ({
     scale,
@@ -54,6 +84,8 @@ function buildOptions(view: TimelineView, t: ChartTheme, selectedRef: React.RefO
     ],
     series: [
       {},
+      // Under the main series, so it stays on top where they overlap.
+      ...overlays.map((o): uPlot.Series => ({ label: o.label, scale: 'tok', stroke: t.v(o.colorVar), width: 1.5, points: { show: false } })),
       { label: view.kind === 'projected' ? 'context (projected)' : 'context', scale: 'tok', stroke: c.context, width: 2 },
       { label: 'no compaction', scale: 'tok', stroke: c.none, width: 1.25, dash: [5, 4] },
       { label: 'source recorded', scale: 'tok', stroke: c.recorded, width: 1.25, spanGaps: false },
@@ -84,17 +116,17 @@ function buildOptions(view: TimelineView, t: ChartTheme, selectedRef: React.RefO
   };
 }
 
-function chartData(v: TimelineView): uPlot.AlignedData {
+function chartData(v: TimelineView, overlays: readonly Overlay[]): uPlot.AlignedData {
   const x = Array.from({ length: v.calls }, (_, i) => i);
   // A firing's marker sits where the trigger saw the context (before the pass), the top of the drop.
   const firing: Array<number | null> = v.context.map((c, i) => (v.fired[i] ? c : null));
   for (const e of v.events) if (e.call >= 0 && e.call < v.calls) firing[e.call] = Math.max(firing[e.call] ?? 0, e.contextBefore);
   const lines = v.lines.map((l) => x.map(() => l.tokens));
   const cost = v.cumulativeCost ?? x.map(() => null);
-  return [x, v.context, v.none, v.recorded, firing, ...lines, cost] as uPlot.AlignedData;
+  return [x, ...overlays.map((o) => o.view.context), v.context, v.none, v.recorded, firing, ...lines, cost] as uPlot.AlignedData;
 }
 
-function Legend({ view }: { view: TimelineView }) {
+function Legend({ view, overlays }: { view: TimelineView; overlays: readonly Overlay[] }) {
   const item = (cls: string, label: string, title?: string) => (
     <span className="legend-item" title={title}>
       <span className={`legend-swatch ${cls}`} />
@@ -109,6 +141,12 @@ function Legend({ view }: { view: TimelineView }) {
       {item('sw-firing', `firings (${view.events.length})`)}
       {view.lines.length > 0 ? item('sw-line', view.lines.map((l) => `${l.label} ${formatCompact(l.tokens)}`).join(' · ')) : null}
       {view.cumulativeCost ? item('sw-cost', 'cumulative cost (right axis)') : null}
+      {overlays.map((o) => (
+        <span key={o.runId} className="legend-item" data-testid="timeline-legend-overlay" data-run-id={o.runId}>
+          <span className="legend-swatch" style={{ borderTopColor: `var(${o.colorVar})` }} />
+          {o.label}
+        </span>
+      ))}
     </div>
   );
 }
@@ -138,7 +176,25 @@ function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; la
   );
 }
 
-function Totals({ view }: { view: TimelineView }) {
+function TotalsRow({ r, testId, className, swatch }: { r: TimelineTotalsRow; testId: string; className: string; swatch?: string }) {
+  return (
+    <tr className={className} data-testid={testId}>
+      <th title={r.label}>
+        {swatch ? <span className="legend-swatch totals-swatch" style={{ borderTopColor: `var(${swatch})` }} /> : null}
+        {r.label}
+      </th>
+      <td>{formatInt(r.modelCalls)}</td>
+      <td>{formatUsd(r.costUsd)}</td>
+      <td>{dash(r.cacheRead, formatCompact)}</td>
+      <td>{dash(r.cacheWrite, formatCompact)}</td>
+      <td>{dash(r.firings)}</td>
+      <td>{dash(r.maxDepth)}</td>
+      <td>{dash(r.peakContext, formatCompact)}</td>
+    </tr>
+  );
+}
+
+function Totals({ view, overlays }: { view: TimelineView; overlays: readonly Overlay[] }) {
   return (
     <div className="timeline-totals-scroll">
     <table className="timeline-totals" data-testid="timeline-totals">
@@ -156,19 +212,67 @@ function Totals({ view }: { view: TimelineView }) {
       </thead>
       <tbody>
         {view.totals.map((r) => (
-          <tr key={r.id} className={`totals-${r.id}`} data-testid={`timeline-totals-${r.id}`}>
-            <th>{r.label}</th>
-            <td>{formatInt(r.modelCalls)}</td>
-            <td>{formatUsd(r.costUsd)}</td>
-            <td>{dash(r.cacheRead, formatCompact)}</td>
-            <td>{dash(r.cacheWrite, formatCompact)}</td>
-            <td>{dash(r.firings)}</td>
-            <td>{dash(r.maxDepth)}</td>
-            <td>{dash(r.peakContext, formatCompact)}</td>
-          </tr>
+          <TotalsRow key={r.id} r={r} className={`totals-${r.id}`} testId={`timeline-totals-${r.id}`} />
+        ))}
+        {overlays.map((o) => (
+          <TotalsRow key={`run${o.runId}`} r={{ ...o.view.totals[0], label: o.label }} className="totals-overlay" testId={`timeline-totals-run-${o.runId}`} swatch={o.colorVar} />
         ))}
       </tbody>
     </table>
+    </div>
+  );
+}
+
+/** The session's context model: the overhead fit and how well it fits, or the parameter when nothing was reported. */
+function FitLine({ fit, view }: { fit: OverheadFit | null | undefined; view: TimelineView }) {
+  if (fit === undefined) return null;
+  if (fit === null) {
+    return (
+      <div className="timeline-fit muted small" data-testid="timeline-fit" data-calls={0}>
+        no reported usage: overhead = parameter ({formatInt(view.contextModel.a)}) · context = {formatInt(view.contextModel.a)} + {view.contextModel.b.toFixed(3)} × transcript
+      </div>
+    );
+  }
+  return (
+    <div
+      className="timeline-fit muted small"
+      data-testid="timeline-fit"
+      data-calls={fit.calls}
+      title="Least squares over the source's calls with a trusted reported context, before its first own compaction (shared/usage/overhead.ts). Spread: the standard deviation of reported − estimate."
+    >
+      context = <b>{formatInt(fit.a)}</b> + <b>{fit.b.toFixed(3)}</b> × transcript, fitted over {formatInt(fit.calls)} calls, mean error {fit.meanErrorPct.toFixed(2)}%, max {fit.maxErrorPct.toFixed(2)}%, spread ±{formatInt(fit.residualSpread)} tokens
+    </div>
+  );
+}
+
+/** The session's other completed replays, each with a checkbox that draws it over the main timeline. */
+function OverlayPicker({ replays, mainRunId, ticked, colorOf, calls, onToggle }: { replays: readonly SessionReplay[]; mainRunId: number | null; ticked: readonly number[]; colorOf: (runId: number) => string | null; calls: number; onToggle(runId: number): void }) {
+  return (
+    <div className="timeline-overlays small" data-testid="timeline-overlays">
+      <span className="section-title">Compare</span>
+      {replays.length === 0 ? <span className="muted">no completed replays of this session yet: Replay other parameters to compare them here</span> : null}
+      {replays.map((r) => {
+        const main = r.run.id === mainRunId;
+        const label = replayLabel(r);
+        const runCalls = typeof r.run.stats.modelCalls === 'number' ? r.run.stats.modelCalls : null;
+        const otherCalls = runCalls !== null && runCalls !== calls;
+        const color = colorOf(r.run.id);
+        return (
+          <label
+            key={r.run.id}
+            className={`overlay-item${main ? ' main' : ''}${otherCalls ? ' disabled' : ''}`}
+            data-testid="timeline-overlay"
+            data-run-id={r.run.id}
+            title={main ? 'The replay shown as the main series' : otherCalls ? `${runCalls} model calls, not ${calls}: cannot be drawn on this chart` : `Draw replay #${r.run.id} over the timeline`}
+          >
+            <input type="checkbox" checked={main || ticked.includes(r.run.id)} disabled={main || otherCalls} onChange={() => onToggle(r.run.id)} />
+            {color ? <span className="legend-swatch" style={{ borderTopColor: `var(${color})` }} /> : null}
+            <b>{label.strategy}</b>
+            {label.params ? <span className="mono">{label.params}</span> : <span className="muted">defaults</span>}
+            <span className="muted">{label.run}{main ? ' · shown' : ''}</span>
+          </label>
+        );
+      })}
     </div>
   );
 }
@@ -221,7 +325,42 @@ function CallContext({ view, call, onShown }: { view: TimelineView; call: number
 }
 
 export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench }) {
-  const { view, stale, error, replayPending } = useTimeline(wb);
+  const { view, stale, error, replayPending, fit } = useTimeline(wb);
+  const sessionId = wb.session?.id ?? null;
+  const replays = useSessionReplays(wb.listReady ? sessionId : null);
+  // Ticked overlays, in tick order (their colours follow it); per session.
+  const [tickedBySession, setTicked] = useState<{ sessionId: number | null; runs: number[] }>({ sessionId: null, runs: [] });
+  const mainRunId = view?.kind === 'replay' ? view.runId : null;
+  const ticked = useMemo(() => {
+    if (tickedBySession.sessionId !== sessionId) return [];
+    const known = new Set((replays.data ?? []).map((r) => r.run.id));
+    return tickedBySession.runs.filter((id) => known.has(id) && id !== mainRunId);
+  }, [tickedBySession, sessionId, replays.data, mainRunId]);
+  const toggleOverlay = useCallback(
+    (runId: number) =>
+      setTicked((prev) => {
+        const runs = prev.sessionId === sessionId ? prev.runs : [];
+        return { sessionId, runs: runs.includes(runId) ? runs.filter((id) => id !== runId) : [...runs, runId] };
+      }),
+    [sessionId],
+  );
+  const overlayRuns = useReplayRuns(ticked);
+  const overlayData = overlayRuns.map((q) => q.data);
+  const overlayKey = overlayData.map((d) => (d ? d.runId : 0)).join(',');
+  const overlays = useMemo((): Overlay[] => {
+    const out: Overlay[] = [];
+    ticked.forEach((runId, k) => {
+      const t = overlayData[k];
+      const r = replays.data?.find((x) => x.run.id === runId);
+      if (!t || !r || !view || t.calls.context.length !== view.calls) return;
+      const l = replayLabel(r);
+      out.push({ runId, label: `${l.strategy}${l.params ? ` (${l.params})` : ''} ${l.run}`, colorVar: overlayVar(k), view: fromReplay(t) });
+    });
+    return out;
+    // overlayData is a fresh array each render; overlayKey names what it holds.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ticked, overlayKey, replays.data, view]);
+  const colorOf = useCallback((runId: number) => overlays.find((o) => o.runId === runId)?.colorVar ?? null, [overlays]);
   const selected = useStudio((s) => s.timelineCall);
   const [hover, setHover] = useState<number | null>(null);
   const selectionRef = useRef<HTMLDivElement>(null);
@@ -240,9 +379,9 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
   const selectedRef = useRef<number | null>(selected);
   selectedRef.current = selected;
 
-  const data = useMemo(() => (view ? chartData(view) : null), [view]);
-  const makeOptions = useCallback((t: ChartTheme) => buildOptions(view!, t, selectedRef), [view]);
-  const optionsKey = view ? `${view.kind}:${view.lines.length}:${view.lines.map((l) => l.label).join('|')}` : '';
+  const data = useMemo(() => (view ? chartData(view, overlays) : null), [view, overlays]);
+  const makeOptions = useCallback((t: ChartTheme) => buildOptions(view!, overlays, t, selectedRef), [view, overlays]);
+  const optionsKey = view ? `${view.kind}:${view.lines.length}:${view.lines.map((l) => l.label).join('|')}:${overlays.map((o) => `${o.runId}${o.colorVar}`).join(',')}` : '';
   const onClick = useCallback((idx: number) => actions.selectTimelineCall(idx), []);
 
   if (!wb.session) return <div className="empty-state">Select a session.</div>;
@@ -257,7 +396,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
           {view.kind === 'projected' ? 'projected' : `replay #${view.runId}${view.status && view.status !== 'completed' ? ` · ${view.status}` : ''}`}
         </span>
         <span className="muted small">
-          {formatInt(view.calls)} model calls · context = {formatInt(view.contextModel.a)} + {view.contextModel.b.toFixed(3)} × view ({view.contextModel.source === 'fit' ? 'fitted on reported usage' : 'no usage: overhead parameter'})
+          {formatInt(view.calls)} model calls
           {view.pricing ? ` · prices: ${view.pricing.model}${view.pricing.known ? '' : ' (unlisted: $0)'}` : ''}
         </span>
         {stale || replayPending ? <span className="muted small">{replayPending ? 'replaying…' : 'updating…'}</span> : null}
@@ -267,13 +406,15 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
           {view.note}
         </div>
       ) : null}
+      <FitLine fit={fit} view={view} />
       {view.kind === 'projected' ? <div className="muted small timeline-hint">Projected with summaries of their target size and no summarizer call: model-call costs are simulated as for a replay; summarizer costs come with a real Replay.</div> : null}
-      <Legend view={view} />
-      <div className="timeline-chart" data-testid="timeline-chart">
+      <OverlayPicker replays={replays.data ?? []} mainRunId={mainRunId} ticked={ticked} colorOf={colorOf} calls={view.calls} onToggle={toggleOverlay} />
+      <Legend view={view} overlays={overlays} />
+      <div className="timeline-chart" data-testid="timeline-chart" data-series={1 + overlays.length} data-overlays={overlays.map((o) => o.runId).join(',')}>
         {data ? <UPlotChart makeOptions={makeOptions} optionsKey={optionsKey} data={data} onCursor={setHover} onClick={onClick} redrawKey={sel} minHeight={150} /> : null}
       </div>
       {hover !== null && hover < view.calls ? <CallReadout view={view} idx={hover} label="hover" /> : sel !== null ? <CallReadout view={view} idx={sel} label="selected" /> : <div className="timeline-readout muted small">Hover a call for its numbers; click one for the context as of that call.</div>}
-      <Totals view={view} />
+      <Totals view={view} overlays={overlays} />
       <div className="timeline-firings" data-testid="timeline-firings">
         <span className="section-title">Firings</span>
         {view.events.length === 0 ? <span className="muted small">none</span> : null}

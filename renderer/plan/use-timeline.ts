@@ -10,6 +10,7 @@ import type { ExternalCompactionInfo, ReplayTimeline, ReplayTotals, RunStatus } 
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
+import type { OverheadFit } from '../../shared/usage/overhead.js';
 import { useReplayRun, useSessionDetail, useSessionUsage } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
@@ -120,6 +121,8 @@ export interface TimelineState {
   error: string | null;
   /** A replay run for exactly these parameters is loading or running. */
   replayPending: boolean;
+  /** The session's overhead fit (null: no reported usage to fit; undefined: not loaded yet). */
+  fit: OverheadFit | null | undefined;
 }
 
 const NO_COMPACTIONS: ExternalCompactionInfo[] = [];
@@ -168,7 +171,8 @@ export function useTimeline(wb: Workbench): TimelineState {
   }, [settled]);
 
   const replayView = useMemo(() => (run.data ? fromReplay(run.data) : null), [run.data]);
-  if (replayView) return { view: replayView, stale: false, error: null, replayPending: false };
+  const fit = usage.data ? usage.data.overhead : undefined;
+  if (replayView) return { view: replayView, stale: false, error: null, replayPending: false, fit };
   const error = run.error ? `Cannot load replay #${matching?.runId}: ${(run.error as Error).message}` : (projection?.error ?? null);
-  return { view: projection?.view ?? null, stale: projection?.input !== input, error, replayPending: replayRunning || run.isFetching };
+  return { view: projection?.view ?? null, stale: projection?.input !== input, error, replayPending: replayRunning || run.isFetching, fit };
 }
