@@ -3,7 +3,8 @@
  * the real spotter transcript, its projected timeline, a real Replay (progress, finished
  * timeline with firing markers), a firing clicked → the context as of that call checked
  * against the replayContextAt API, a click on the chart itself, the rolling strategy's note,
- * and the layout at 1000×700. Screens in both themes under test-results/screenshots/.
+ * the overhead fit line, a second replay with another parameter and the first one ticked over
+ * it (an extra series, legend entry and totals row), and the layout at 1000×700. Screens in both themes under test-results/screenshots/.
  */
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -85,6 +86,54 @@ test('timeline: projected, then a real replay; a firing opens the context as of 
   const clicked = Number(await page.getByTestId('timeline-hover').getAttribute('data-call'));
   await expect(ctx).toHaveAttribute('data-call', String(clicked));
   expect(clicked).toBeLessThan(first.call + 1);
+
+  // The session's overhead fit and how well it fits, above the chart.
+  const usage = await studio.call<OperationResults['sessionUsage']>('sessionUsage', { sessionId: timeline.sessionId });
+  const fit = usage.overhead!;
+  expect(fit.calls).toBe(102);
+  expect(fit.maxErrorPct).toBeCloseTo(4.8, 1);
+  const fitLine = page.getByTestId('timeline-fit');
+  await expect(fitLine).toHaveAttribute('data-calls', '102');
+  await expect(fitLine).toContainText(`context = ${Math.round(fit.a).toLocaleString('en-US')} + ${fit.b.toFixed(3)} × transcript`);
+  await expect(fitLine).toContainText('fitted over 102 calls');
+  await expect(fitLine).toContainText(`mean error ${fit.meanErrorPct.toFixed(2)}%, max 4.80%`);
+  await expect(fitLine).toContainText(`spread ±${Math.round(fit.residualSpread).toLocaleString('en-US')} tokens`);
+
+  // A second replay with another parameter (through the sliders' number field), then the first one ticked over it.
+  await page.getByTestId('param-freshTailCount-number').fill('32');
+  await page.getByTestId('param-freshTailCount-number').press('Enter');
+  await expect(panel).toHaveAttribute('data-kind', 'projected');
+  const firstItem = page.locator(`[data-testid=timeline-overlay][data-run-id="${runId}"]`);
+  await expect(firstItem).toContainText('dag');
+  await expect(firstItem).toContainText(`#${runId}`);
+  await page.getByTestId('replay-button').click();
+  await expect(panel).toHaveAttribute('data-kind', 'replay', { timeout: 60_000 });
+  await expect(panel).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  const secondId = Number(await panel.getAttribute('data-run-id'));
+  expect(secondId).toBeGreaterThan(runId);
+  const second = page.locator(`[data-testid=timeline-overlay][data-run-id="${secondId}"]`);
+  await expect(second).toContainText('freshTailCount 32');
+  await expect(second.locator('input')).toBeDisabled();
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-series', '1');
+  await firstItem.locator('input').check();
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-series', '2');
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-overlays', String(runId));
+  await expect(page.locator('[data-testid=timeline-chart] canvas')).toHaveCount(1);
+  await expect(page.locator(`[data-testid=timeline-legend-overlay][data-run-id="${runId}"]`)).toContainText(`#${runId}`);
+  const overlayRow = page.getByTestId(`timeline-totals-run-${runId}`);
+  await expect(overlayRow).toBeVisible();
+  await expect(overlayRow).toContainText(`#${runId}`);
+  await expect(overlayRow.locator('td').nth(4)).toHaveText(String(timeline.totals.firings));
+  await panel.evaluate((el) => el.scrollTo(0, 0));
+  await snap(page, '25-timeline-overlay');
+  await overlayRow.scrollIntoViewIfNeeded();
+  await snap(page, '26-timeline-overlay-totals');
+  // Unticked: back to the main series alone.
+  await firstItem.locator('input').uncheck();
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-series', '1');
+  await expect(overlayRow).toHaveCount(0);
+  await firstItem.locator('input').check();
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-series', '2');
 
   // A smaller window keeps the panel usable.
   await page.setViewportSize({ width: 1000, height: 700 });
