@@ -27,6 +27,13 @@ export interface LiveCall {
   position: number;
   timestampMs: number | null;
   outputTokens: number;
+  /**
+   * The context the source reported for this call, when it really sent the uncompacted
+   * transcript (before its own first compaction) and the figure is trusted. Until the
+   * variant first changes the view, this IS what the model received: it is used instead
+   * of the context model, which is only for contexts that were never sent.
+   */
+  reportedContext?: number | null;
 }
 
 /**
@@ -113,12 +120,12 @@ export interface LiveResult {
 }
 
 /** Positions of the model calls: every assistant turn (a turn = one model call after the importers' grouping). */
-export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) => { timestampMs: number | null; outputTokens: number | null }): LiveCall[] {
+export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) => { timestampMs: number | null; outputTokens: number | null; reportedContext?: number | null }): LiveCall[] {
   const out: LiveCall[] = [];
   for (const m of metas) {
     if (m.role !== 'assistant') continue;
     const e = extra?.(m.position);
-    out.push({ position: m.position, timestampMs: e?.timestampMs ?? null, outputTokens: e?.outputTokens ?? m.tokenCount });
+    out.push({ position: m.position, timestampMs: e?.timestampMs ?? null, outputTokens: e?.outputTokens ?? m.tokenCount, reportedContext: e?.reportedContext ?? null });
   }
   return out;
 }
@@ -156,6 +163,12 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
 
   /** The view before the call at `end`: as of the last recompute, plus every turn added since (no strategy hides turns between firings). */
   const viewAt = (end: number) => view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
+  /** What the model receives at call k: the source's reported figure while the view is still the transcript, else the context model. */
+  let changedYet = false;
+  const contextAt = (k: number, end: number) => {
+    const reported = calls[k].reportedContext;
+    return !changedYet && reported != null ? reported : contextOf(model, viewAt(end));
+  };
 
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
   const viewBefore = (x: number): number => {
@@ -188,7 +201,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const runAt = async (k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> => {
     const before = store.state();
     store.callIndex = k;
-    const overhead = contextOf(model, viewAt(end)) - viewAt(end);
+    const overhead = contextAt(k, end) - viewAt(end);
     const ctx = o.context(end, stageMetas(prepared.params, prefix) as TurnMeta[], overhead, pending !== null);
     const w0 = o.work?.() ?? NO_WORK;
     const started = Date.now();
@@ -203,6 +216,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
       return outcome.deferred ? { changedAt: Infinity, outcome } : null;
     }
+    changedYet = true;
     recompute(end, prefix);
     let maxDepth = 0;
     for (const id of changes.created) maxDepth = Math.max(maxDepth, store.get(id)?.depth ?? 0);
@@ -243,15 +257,14 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     if (pending && k >= pending.due) {
       const p = pending;
       pending = null;
-      const r = await runAt(k, end, prefixOf(), contextOf(model, viewAt(end)), 'commit', (ctx) => p.commit(ctx));
+      const r = await runAt(k, end, prefixOf(), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
       if (r && r.changedAt < Infinity) {
         fired = true;
         changedAt = Math.min(changedAt, r.changedAt);
       }
     }
 
-    const grown = viewAt(end);
-    const measure = { contextTokens: contextOf(model, grown), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
+    const measure = { contextTokens: contextAt(k, end), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
     if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
       let skipped: PassOutcome | null = null;
       const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', async (ctx) => {
@@ -272,7 +285,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     }
 
     const viewTokens = viewAt(end);
-    const contextTokens = contextOf(model, viewTokens);
+    const contextTokens = contextAt(k, end);
     const sharedPrefixTokens = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
     records.push({ call: k, position: end, transcriptTokens: tokenPrefix[end], viewTokens, contextTokens, sharedPrefixTokens, outputTokens: call.outputTokens, timestampMs: call.timestampMs, fired });
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.

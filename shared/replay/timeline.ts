@@ -64,9 +64,11 @@ function pricingOf(usage: readonly ModelCallUsage[]): ReplayInputs['pricing'] {
 
 export function replayInputs(src: ReplaySource): ReplayInputs {
   const usageByPosition = new Map(src.usage.map((u) => [u.position, u]));
+  // Until the source compacted, what it reported is what the uncompacted transcript cost to send.
+  const sentUncompacted = src.external.reduce((p, x) => Math.min(p, x.boundaryPosition), Infinity);
   const calls = callsOf(src.metas, (p) => {
     const u = usageByPosition.get(p);
-    return { timestampMs: ms(u?.timestamp), outputTokens: u?.placeholder ? null : (u?.outputTokens ?? null) };
+    return { timestampMs: ms(u?.timestamp), outputTokens: u?.placeholder ? null : (u?.outputTokens ?? null), reportedContext: u && p < sentUncompacted ? reportedContext(u) : null };
   });
   const model: ReplayInputs['model'] = src.fit ? { a: src.fit.a, b: src.fit.b, source: 'fit' } : { a: src.overheadTokens ?? DEFAULT_OVERHEAD_TOKENS, b: 1, source: 'parameter' };
   return { calls, model, pricing: pricingOf(src.usage), usageByPosition };
@@ -133,9 +135,10 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
   const maxDepth = o.events.reduce((d, e) => Math.max(d, e.maxDepth), 0);
   const context = live.calls.map((c) => c.contextTokens);
 
-  // Baseline 1: no compaction — the whole transcript at every call, each prompt extends the last.
+  // Baseline 1: no compaction — the whole transcript at every call (as reported while the source
+  // had not compacted, else the context model), each prompt extending the last.
   const transcript = live.calls.map((c) => c.transcriptTokens);
-  const noneContext = transcript.map((t) => contextOf(model, t));
+  const noneContext = transcript.map((t, k) => calls[k].reportedContext ?? contextOf(model, t));
   const noneCosts = sim(calls.map((c, k) => ({ contextTokens: noneContext[k], sharedPrefixTokens: k === 0 ? 0 : noneContext[k - 1], outputTokens: c.outputTokens, timestampMs: c.timestampMs })));
   const window = Number(prepared.params.tokenBudget ?? prepared.params.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
   const overflow = noneContext.findIndex((c) => c > window);

@@ -57,6 +57,20 @@ describe('live replay on the real spotter session', () => {
     expect(turnsDump(db)).toBe(before);
   });
 
+  it("sends what Claude Code reported until the variant first changes the view; the model only estimates contexts never sent", async () => {
+    const t = (await runReplay(db, { sessionId, strategy: 'dag' })).timeline!;
+    const first = t.events[0].call;
+    // 102 calls before Claude Code's own compaction at turn 207 (a trusted reported figure each).
+    const beforeSource = t.calls.position.filter((p) => p < 207).length;
+    expect(beforeSource).toBe(102);
+    for (let k = 0; k < Math.min(first, beforeSource); k++) expect(t.calls.context[k]).toBe(t.baselines.source.context[k]);
+    for (let k = 0; k < beforeSource; k++) expect(t.baselines.none.context[k]).toBe(t.baselines.source.context[k]);
+    // The firing saw the reported context of its call: it is what crossed the threshold.
+    expect(t.events[0].contextBefore).toBe(t.baselines.source.context[first]);
+    // From the firing on, the variant sends what Claude Code never sent: the model's estimate, far smaller here.
+    expect(t.calls.context[first]).toBeLessThan(t.baselines.source.context[first]! / 2);
+  });
+
   it('a second replay of the same variant makes 0 summarizer calls (summary cache) and gives the same timeline', async () => {
     const a = await runReplay(db, { sessionId, strategy: 'dag', params: { freshTailCount: 8 } });
     const b = await runReplay(db, { sessionId, strategy: 'dag', params: { freshTailCount: 8 } });
