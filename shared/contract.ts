@@ -6,6 +6,7 @@
  * derived from OPERATIONS, so there is one list of operations, not three.
  */
 import { z } from 'zod';
+import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
 import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
@@ -37,6 +38,8 @@ export const SettingsInputSchema = z.object({
   apiKey: z.string().optional(),
   concurrency: z.number().int().min(1).max(32).optional(),
   tokenizer: TokenizerSchema.optional(),
+  /** USD per million tokens by model name: override the price table, price local/unlisted models. Replaces the stored map. */
+  prices: userPricesSchema.optional(),
 });
 
 export const InputSchemas = {
@@ -218,6 +221,8 @@ export interface Settings {
   hasApiKey: boolean;
   concurrency: number;
   tokenizer: 'o200k_base' | 'cl100k_base';
+  /** The user's prices (shared/cost/prices.ts); empty when none are set. */
+  prices: UserPrices;
 }
 
 /**

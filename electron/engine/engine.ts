@@ -13,6 +13,7 @@ import { stageMetas, stageTurns } from '../../shared/strategies/mask-stage.js';
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
+import { readUserPrices } from '../store/settings.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
@@ -188,6 +189,7 @@ export const newCounters = (): SummarizerCounters => ({ summarizerCalls: 0, cach
 
 /** A PassContext's `summarize`: tier ladder + summary cache + semaphore, counted, cancellable. Passes and replays share it. */
 export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters }): PassContext['summarize'] {
+  const userPrices = readUserPrices(o.db);
   const { counters, signal } = o;
   return async (req, opts): Promise<TieredSummary> => {
     // The extractive summarizer never awaits I/O: without a trip through the macrotask
@@ -195,7 +197,7 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) throw abortError(signal);
     counters.summariesRequested++;
-    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback });
+    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback, userPrices });
     counters.summarizerCalls += s.calls;
     if (s.cacheHit) counters.cacheHits++;
     counters.tokensIn += s.tokensIn;
@@ -212,7 +214,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const params = prepared.params;
   let summarizer: Summarizer;
   try {
-    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
+    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer({ ...o.summarizer, kind: o.summarizer?.kind ?? 'extractive', userPrices: readUserPrices(db) });
   } catch (e) {
     // A summarizer that cannot be built (no API key for api.openai.com) is a setup error: no run.
     throw new EngineError('bad_params', errorMessage(e));

@@ -12,6 +12,7 @@
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
+import { readUserPrices } from '../store/settings.js';
 import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
 import { listModelCalls } from '../store/model-calls.js';
 import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
@@ -71,12 +72,13 @@ export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: num
 /** Runs one replay. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayResult> {
   const source = loadReplaySource(db, o.sessionId, o.overheadTokens);
+  const userPrices = readUserPrices(db);
   const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
   let summarizer: Summarizer;
   try {
-    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer(o.summarizer);
+    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer({ ...o.summarizer, kind: o.summarizer?.kind ?? 'extractive', userPrices });
   } catch (e) {
     throw new EngineError('bad_params', e instanceof Error ? e.message : String(e));
   }
@@ -152,7 +154,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
         addRunEvent(db, runId, 'firing', { ...e, state: live.firings[i].state });
       });
-      const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events });
+      const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
       saveReplayTimeline(db, runId, t);
       finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, durationMs: Date.now() - started });
       return t;

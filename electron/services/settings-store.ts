@@ -1,10 +1,10 @@
 /**
- * The window's settings (summarizer choice, concurrency, tokenizer): their defaults and
+ * The window's settings (summarizer choice, concurrency, tokenizer, the user's prices): their defaults and
  * validation, over the store's `settings` table (electron/store/settings.ts). The API
  * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
 import type { DB } from '../store/db.js';
-import { readSetting, writeSetting } from '../store/settings.js';
+import { readSetting, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
 import type { SecretStore } from './secrets.js';
 
@@ -25,6 +25,7 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
     hasApiKey: secrets.getApiKey() !== null,
     concurrency: typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : DEFAULT_SETTINGS.concurrency,
     tokenizer: tokenizer.success ? tokenizer.data : DEFAULT_SETTINGS.tokenizer,
+    prices: readUserPrices(db),
   };
 }
 
@@ -34,6 +35,7 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
     if (input.summarizer !== undefined) writeSetting(db, 'summarizer', input.summarizer);
     if (input.concurrency !== undefined) writeSetting(db, 'concurrency', input.concurrency);
     if (input.tokenizer !== undefined) writeSetting(db, 'tokenizer', input.tokenizer);
+    if (input.prices !== undefined) writeSetting(db, 'prices', input.prices);
   })();
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey);
   return readSettings(db, secrets);

@@ -3,6 +3,7 @@
  * their defaults live with their users (electron/services/settings-store.ts, electron/demo.ts).
  */
 import type { DB } from './db.js';
+import { userPricesSchema, type UserPrices } from '../../shared/cost/prices.js';
 
 /** The stored value of `key`, or undefined when the key is missing or its JSON is malformed. */
 export function readSetting(db: DB, key: string): unknown {
@@ -23,4 +24,14 @@ export function hasSetting(db: DB, key: string): boolean {
 /** Inserts or replaces the key's value (stored as JSON). */
 export function writeSetting(db: DB, key: string, value: unknown): void {
   db.prepare('INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+}
+
+/**
+ * The user's prices (USD per million tokens by model; shared/cost/prices.ts): every pass,
+ * replay and summarizer on this database prices with them, whoever started it (the window,
+ * its worker, the CLI). {} when none are set or the stored value is malformed.
+ */
+export function readUserPrices(db: DB): UserPrices {
+  const parsed = userPricesSchema.safeParse(readSetting(db, 'prices') ?? {});
+  return parsed.success ? parsed.data : {};
 }

@@ -4,6 +4,7 @@
  * into the variant key, so the window and the CLI find the same variant for the same
  * choice (never the API key).
  */
+import type { UserPrices } from '../../shared/cost/prices.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummarizerConfig } from '../../shared/contract.js';
 import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
@@ -15,6 +16,8 @@ export interface SummarizerSetup extends SummarizerConfig {
   apiKey?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** Prices the user set in the settings (shared/cost/prices.ts userPricesSchema). */
+  userPrices?: UserPrices;
 }
 
 /** The identity stored in the variant key: extractive has no model or URL; openai gets its defaults filled. */
@@ -56,6 +59,7 @@ export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS
         apiKey: setup?.apiKey ?? env.OPENAI_API_KEY,
         timeoutMs: setup?.timeoutMs,
         maxRetries: setup?.maxRetries,
+        userPrices: setup?.userPrices,
       };
       return createOpenAiSummarizer(opts);
     }

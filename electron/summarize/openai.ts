@@ -5,7 +5,7 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
-import { costUsd } from '../../shared/cost/prices.js';
+import { costUsd, type UserPrices } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import { buildPrompt, OPENAI_PROMPT_VERSION } from './prompts.js';
@@ -25,8 +25,8 @@ export const DEFAULT_MAX_RETRIES = 3;
  * a model the table does not list costs 0 (a local Ollama / vLLM / llama.cpp model, or a
  * new name until the user sets its price), the same figure the watermark budget spends.
  */
-export function callCostUsd(model: string, tokensIn: number, tokensOut: number): number {
-  return costUsd(model, tokensIn, tokensOut);
+export function callCostUsd(model: string, tokensIn: number, tokensOut: number, userPrices?: UserPrices): number {
+  return costUsd(model, tokensIn, tokensOut, userPrices);
 }
 
 export interface OpenAiSummarizerOptions {
@@ -36,6 +36,8 @@ export interface OpenAiSummarizerOptions {
   apiKey?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** Prices the user set (settings): they override the table and price unlisted models. */
+  userPrices?: UserPrices;
 }
 
 export interface OpenAiSummarizer extends Summarizer {
@@ -113,7 +115,7 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
       const tokensIn = c.usage?.prompt_tokens;
       const tokensOut = c.usage?.completion_tokens;
       const model = typeof c.model === 'string' && c.model.length > 0 ? c.model : o.model;
-      return { text, model, tokensIn, tokensOut, costUsd: callCostUsd(o.model, tokensIn ?? 0, tokensOut ?? 0) };
+      return { text, model, tokensIn, tokensOut, costUsd: callCostUsd(o.model, tokensIn ?? 0, tokensOut ?? 0, o.userPrices) };
     },
   };
 }

@@ -7,6 +7,7 @@
  * the summary cache before any call, so a re-run over unchanged content makes zero calls
  * whatever rung it ended on last time.
  */
+import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
@@ -110,6 +111,8 @@ export interface TierOptions {
   cacheLimit?: number;
   /** false: throw SummarizerFailure instead of using the extractive fallback. */
   allowFallback?: boolean;
+  /** The user's prices: a summarizer that reports no cost is priced from the one table with them. */
+  userPrices?: UserPrices;
   /** Called once per attempted model call (for run events / stats). */
   onAttempt?(tier: 'normal' | 'aggressive', outcome: { ok: boolean; reason?: string; latencyMs: number }): void;
 }
@@ -157,7 +160,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     }
     tokensIn += result.tokensIn ?? 0;
     tokensOut += result.tokensOut ?? 0;
-    costUsd += result.costUsd ?? 0;
+    // A summarizer that does not price its calls is priced here, from the one table (unlisted models cost 0).
+    costUsd += result.costUsd ?? priceCall(result.model || o.summarizer.model, result.tokensIn ?? 0, result.tokensOut ?? 0, o.userPrices);
     const rejected = rejectOutput(result.text ?? '', source, o.countTokens);
     o.onAttempt?.(tier, { ok: rejected === null, reason: rejected ?? undefined, latencyMs: Date.now() - callStart });
     if (rejected) {

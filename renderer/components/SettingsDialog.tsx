@@ -1,11 +1,13 @@
 /**
  * Settings: the summarizer (extractive, or an OpenAI-compatible endpoint with base URL,
- * model and key), pass concurrency and the tokenizer. The key field is write-only: the
+ * model and key), pass concurrency, the tokenizer and the user's prices (USD per million
+ * tokens by model, for local or unlisted models). The key field is write-only: the
  * main process keeps the key (encrypted in Electron) and only says whether one is set.
  */
 import { useEffect, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Settings } from '../../shared/contract.js';
+import { userPricesSchema, type UserPrices } from '../../shared/cost/prices.js';
 import { keys, useApi, useSettings } from '../api/queries.js';
 import { actions, useStudio } from '../state/store.js';
 
@@ -20,10 +22,12 @@ export function SettingsDialog() {
   const [clearKey, setClearKey] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [pricesText, setPricesText] = useState('{}');
 
   useEffect(() => {
     if (open && settings.data) {
       setDraft(settings.data);
+      setPricesText(JSON.stringify(settings.data.prices, null, 2));
       setApiKey('');
       setClearKey(false);
       setError(null);
@@ -44,8 +48,9 @@ export function SettingsDialog() {
     setSaving(true);
     setError(null);
     try {
+      const prices = parsePrices(pricesText);
       const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined } : { kind: 'extractive' as const };
-      const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
+      const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, prices, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
       client.setQueryData(keys.settings, next);
       // The summarizer is part of a variant's identity.
       void client.invalidateQueries({ queryKey: ['variant'] });
@@ -123,6 +128,14 @@ export function SettingsDialog() {
                 </select>
               </div>
             </fieldset>
+            <fieldset>
+              <legend>Prices</legend>
+              <p className="muted small">
+                USD per million tokens by model name, over the built-in table (a model it does not list, such as a local one, costs 0 until priced here). Used by the
+                summarizer&apos;s cost, watermark&apos;s budget and every replay. Example: {'{"llama3.1:8b": {"input": 0.1, "output": 0.2}}'}; optional: cacheWrite5m, cacheWrite1h, cacheRead, provider.
+              </p>
+              <textarea id="set-prices" data-testid="settings-prices" rows={4} spellCheck={false} value={pricesText} onChange={(e) => setPricesText(e.currentTarget.value)} />
+            </fieldset>
             {error ? <div className="form-error" role="alert">{error}</div> : null}
             <div className="modal-actions">
               <button type="button" className="btn btn-ghost" onClick={() => actions.setSettingsOpen(false)}>
@@ -137,4 +150,17 @@ export function SettingsDialog() {
       </div>
     </div>
   );
+}
+
+/** The prices field: JSON checked by the contract's schema here, so the error says which model and field. */
+function parsePrices(text: string): UserPrices {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.trim() === '' ? '{}' : text);
+  } catch (e) {
+    throw new Error(`Prices: not valid JSON (${(e as Error).message})`, { cause: e });
+  }
+  const parsed = userPricesSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`Prices: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
 }

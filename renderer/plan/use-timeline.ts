@@ -11,7 +11,7 @@ import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import type { OverheadFit } from '../../shared/usage/overhead.js';
-import { useReplayRun, useSessionDetail, useSessionUsage } from '../api/queries.js';
+import { useReplayRun, useSessionDetail, useSessionUsage, useSettings } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
 import type { Workbench } from './use-workbench.js';
@@ -141,10 +141,11 @@ export function useTimeline(wb: Workbench): TimelineState {
 
   // Projection: deferred and settled like the live plan, so a moving slider never waits for it.
   const detail = useSessionDetail(sessionId);
+  const prices = useSettings(true).data?.prices;
   const external = detail.data?.externalCompactions_ ?? NO_COMPACTIONS;
   const input = useMemo(
-    () => ({ sessionId, strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, external, usageDone: (!usage.isPending && !detail.isPending) || sessionId === null }),
-    [sessionId, wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, external, detail.isPending],
+    () => ({ sessionId, strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, external, prices, usageDone: (!usage.isPending && !detail.isPending) || sessionId === null }),
+    [sessionId, wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, external, prices, detail.isPending],
   );
   const deferred = useDeferredValue(input);
   const settled = useDebounced(deferred, PROJECTION_SETTLE_MS);
@@ -159,7 +160,7 @@ export function useTimeline(wb: Workbench): TimelineState {
       try {
         const prepared = prepareStrategy(settled.strategy, settled.params);
         const r = await projectTimeline({ prepared, metas: settled.metas, model: inputs.model, calls: inputs.calls });
-        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings), runId: 0, variantId: 0, status: 'completed' });
+        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices });
         if (live) setProjection({ input: settled, view: fromReplay(t, 'projected'), error: null });
       } catch (err) {
         if (live) setProjection({ input: settled, view: null, error: (err as Error).message });

@@ -159,24 +159,26 @@ export function matchModelName(model: string, names: Iterable<string>): string |
   return best;
 }
 
-function fromUser(p: UserModelPrice): ModelRates & { provider: Provider | null } {
+function fromUser(p: UserModelPrice, listedProvider: Provider | null): ModelRates & { provider: Provider | null } {
   const m = ANTHROPIC_CACHE_MULTIPLIERS;
-  const derive = p.provider === 'anthropic';
+  // A user's price for a model the table knows keeps the table's provider (its caching rules) unless it names one.
+  const provider = p.provider ?? listedProvider;
+  const derive = provider === 'anthropic';
   return {
     input: p.input,
     output: p.output,
     cacheWrite5m: p.cacheWrite5m ?? (derive ? p.input * m.write5m : p.input),
     cacheWrite1h: p.cacheWrite1h ?? (derive ? p.input * m.write1h : p.input),
     cacheRead: p.cacheRead ?? (derive ? p.input * m.read : p.input),
-    provider: p.provider ?? null,
+    provider,
   };
 }
 
 /** The rates of `model`: the user's price first, then the table, then the model-free set; else all 0 with `known: false`. */
 export function priceOf(model: string, userPrices: UserPrices = {}): ResolvedPrice {
   const user = matchModelName(model, Object.keys(userPrices));
-  if (user !== null) return { model, known: true, from: 'user', matched: user, asOf: null, source: null, ...fromUser(userPrices[user]) };
   const listed = matchModelName(model, Object.keys(MODEL_PRICES));
+  if (user !== null) return { model, known: true, from: 'user', matched: user, asOf: null, source: null, ...fromUser(userPrices[user], listed !== null ? MODEL_PRICES[listed].provider : null) };
   if (listed !== null) {
     const { provider, asOf, source, ...rates } = MODEL_PRICES[listed];
     return { model, known: true, from: 'table', matched: listed, provider, asOf, source, ...rates };

@@ -24,12 +24,12 @@
  * 5. Commit in one transaction under the session lock: the new summary (depth 0, turn
  *    edges to the newly covered turns; earlier summaries untouched) and the state
  *    {watermark, watermarkSummaryId (the newest), spentUsd}.
- *    Cost = prices.ts × the call's tokens in/out (0 on a cache hit).
+ *    The budget spends `summary.costUsd`: what the calls cost by the one price table
+ *    (shared/cost/prices.ts) with the user's prices, 0 on a cache hit or a model-free summarizer.
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
 import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convSpan, convTokensIn } from '../strategies/spans.js';
-import { costUsd } from '../cost/prices.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
 import { normalizeReplay } from '../replay/normalize.js';
@@ -137,10 +137,11 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   }
   ctx.checkCancelled();
 
-  // Cost from prices.ts; a summarizer that reports no usage is charged for the text it read and wrote.
+  // Tokens as the summarizer reported them; one that reports none is shown the text it read and wrote.
   const tokensIn = summary.calls > 0 ? summary.tokensIn || ctx.countTokens(itemsToSourceText(items)) : 0;
   const tokensOut = summary.calls > 0 ? summary.tokensOut || summary.tokenCount : 0;
-  const callCostUsd = summary.calls > 0 ? costUsd(summary.model, tokensIn, tokensOut) : 0;
+  // What the summarizer really cost (priced once, with the user's prices, by the engine's tier ladder; 0 on a cache hit).
+  const callCostUsd = summary.costUsd;
   const problems = validate(ctx, d, summary.model, W, summary.text);
   if (problems.length > 0) {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });

@@ -13,7 +13,7 @@ import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTot
 import type { TurnMeta } from '../model/turn.js';
 import type { PreparedStrategy } from '../strategies/index.js';
 import { priceRecordedUsage, simulateCalls, totals as costTotals, type CallCost } from '../cost/caching.js';
-import { priceOf } from '../cost/prices.js';
+import { priceOf, type UserPrices } from '../cost/prices.js';
 import { DEFAULT_OVERHEAD_TOKENS, type OverheadFit } from '../usage/overhead.js';
 import { reportedContext, type ModelCallUsage } from '../usage/types.js';
 import { callsOf, contextOf, type ContextModel, type LiveCall, type LiveCallRecord, type LiveFiring, type LiveResult } from './live.js';
@@ -119,6 +119,8 @@ export interface BuildTimelineInput {
   runId: number;
   variantId: number;
   status: RunStatus;
+  /** The user's prices (settings): they override the table and price unlisted models. */
+  userPrices?: UserPrices;
 }
 
 /** The timeline document of a finished live replay: costs per call and the two baselines. */
@@ -128,7 +130,7 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
   const sim = (recs: ReadonlyArray<Pick<LiveCallRecord, 'contextTokens' | 'sharedPrefixTokens' | 'outputTokens' | 'timestampMs'>>) =>
     simulateCalls(
       recs.map((r) => ({ promptTokens: r.contextTokens, sharedPrefixTokens: r.sharedPrefixTokens, outputTokens: r.outputTokens, timestampMs: r.timestampMs })),
-      { model: pricing.model, ttl: pricing.ttl },
+      { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices },
     );
   const costs = sim(live.calls);
   const summarizerCostUsd = o.events.reduce((n, e) => n + e.costUsd, 0);
@@ -158,7 +160,7 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     const u = usageByPosition.get(c.position);
     if (!u || u.placeholder) return { promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: c.outputTokens, costUsd: 0 };
     const write = (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
-    return { promptTokens: reportedContext(u) ?? 0, cacheReadTokens: u.cacheReadTokens ?? 0, cacheWriteTokens: write, uncachedInputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, costUsd: priceRecordedUsage(u).costUsd };
+    return { promptTokens: reportedContext(u) ?? 0, cacheReadTokens: u.cacheReadTokens ?? 0, cacheWriteTokens: write, uncachedInputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, costUsd: priceRecordedUsage(u, o.userPrices).costUsd };
   });
 
   const def = prepared.definition;
@@ -170,7 +172,7 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     params: prepared.params,
     status: o.status,
     contextModel: { a: model.a, b: model.b, source: model.source },
-    pricing: { model: pricing.model, known: priceOf(pricing.model).known, ttl: pricing.ttl },
+    pricing: { model: pricing.model, known: priceOf(pricing.model, o.userPrices).known, ttl: pricing.ttl },
     lines: def.live.lines(prepared.params),
     note: def.live.note ?? null,
     calls: {

@@ -271,8 +271,15 @@ test('settings keep the API key write-only; shortcuts compact and export; a sess
   await expect(dialog.locator('#set-key')).toHaveValue('');
   await expect(dialog.locator('#set-key')).toHaveAttribute('placeholder', /stored/);
   await dialog.getByText('Extractive').click();
+  // Prices: a bad value says which model and field, and saves nothing; a good one is stored.
+  await dialog.getByTestId('settings-prices').fill('{"llama3.1:8b": {"input": -1, "output": 0.2}}');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('llama3.1:8b.input');
+  await dialog.getByTestId('settings-prices').fill('{"llama3.1:8b": {"input": 0.1, "output": 0.2}}');
+  await snap(page, '13-settings-prices');
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(dialog).toHaveCount(0);
+  expect((await studio.call<{ prices: unknown }>('getSettings', {})).prices).toEqual({ 'llama3.1:8b': { input: 0.1, output: 0.2 } });
 
   // Ctrl+Enter compacts (the masking baseline, model-free), Ctrl+E exports.
   await page.getByTestId('strategy-select').selectOption('masking');

@@ -14,6 +14,7 @@ import type { DB } from '../../electron/store/db.js';
 import { itemsToSourceText, turnsToItems } from '../../shared/summarize/items.js';
 import { chatSession, insertSession, scriptedSummarizer, turn, turnsTableSnapshot } from '../helpers/replay-fixtures.js';
 import { tempDb } from '../helpers/temp-db.js';
+import { writeSetting } from '../../electron/store/settings.js';
 
 let cleanup: (() => void) | null = null;
 afterEach(() => {
@@ -249,5 +250,18 @@ describe('watermark on real fixture sessions', () => {
     } finally {
       f.close();
     }
+  });
+});
+
+describe("the user's prices (settings)", () => {
+  it('price a local model the table does not list, for the summarizer cost and the session budget', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    writeSetting(db, 'prices', { 'llama3.1:8b': { input: 0.1, output: 0.2 } });
+    const summarizer = scriptedSummarizer({ model: 'llama3.1:8b', tokensIn: 10000, tokensOut: 500 });
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 1000 }, summarizer });
+    // (10,000 x 0.1 + 500 x 0.2) / 1e6, where the table alone would say 0.
+    expect(getVariant(db, r.variantId)!.state.spentUsd).toBeCloseTo(0.0011, 12);
+    expect(r.stats.costUsd).toBeCloseTo(0.0011, 12);
   });
 });

@@ -13,6 +13,7 @@ import { importFiles } from '../../electron/importers/import.js';
 import { runReplay } from '../../electron/engine/replay.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { listReplaySummaries, listSummaries } from '../../electron/store/variants.js';
+import { writeSetting } from '../../electron/store/settings.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -69,6 +70,21 @@ describe('live replay on the real spotter session', () => {
     expect(t.events[0].contextBefore).toBe(t.baselines.source.context[first]);
     // From the firing on, the variant sends what Claude Code never sent: the model's estimate, far smaller here.
     expect(t.calls.context[first]).toBeLessThan(t.baselines.source.context[first]! / 2);
+  });
+
+  it("prices with the user's prices (settings) where they override the table: replay, baselines and the source's record", async () => {
+    const before = (await runReplay(db, { sessionId, strategy: 'dag' })).timeline!;
+    expect(before.pricing).toMatchObject({ model: 'claude-opus-4-6', known: true, ttl: '1h' });
+    expect(before.totals.costUsd).toBeGreaterThan(1);
+    writeSetting(db, 'prices', { 'claude-opus-4-6': { input: 0, output: 0, cacheWrite5m: 0, cacheWrite1h: 0, cacheRead: 0 } });
+    try {
+      const free = (await runReplay(db, { sessionId, strategy: 'dag' })).timeline!;
+      expect([free.totals.costUsd, free.baselines.none.totals.costUsd, free.baselines.source.totals.costUsd]).toEqual([0, 0, 0]);
+      // Same calls, same cache split: only the prices changed.
+      expect(free.calls.cacheRead).toEqual(before.calls.cacheRead);
+    } finally {
+      writeSetting(db, 'prices', {});
+    }
   });
 
   it('a second replay of the same variant makes 0 summarizer calls (summary cache) and gives the same timeline', async () => {
