@@ -208,26 +208,36 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
 }
 
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
-export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
-  const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
-  const prepared = prepare(o.strategy, o.params);
-  const params = prepared.params;
-  let summarizer: Summarizer;
+/**
+ * The summarizer a run uses (built from a config with the user's prices, or given) and the
+ * identity its variant is keyed by. A summarizer that cannot be built (no API key for
+ * api.openai.com) is a setup error: no run is recorded.
+ */
+export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined): { summarizer: Summarizer; identity: SummarizerConfig } {
+  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup) };
   try {
-    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer({ ...o.summarizer, kind: o.summarizer?.kind ?? 'extractive', userPrices: readUserPrices(db) });
+    return { summarizer: createSummarizer({ ...setup, kind: setup?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(setup) };
   } catch (e) {
-    // A summarizer that cannot be built (no API key for api.openai.com) is a setup error: no run.
     throw new EngineError('bad_params', errorMessage(e));
   }
-  const identity = isSummarizer(o.summarizer) ? identityOfSummarizer(o.summarizer) : summarizerIdentity(o.summarizer);
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: identity, promptVersion: summarizer.promptVersion });
-  const force = o.force ?? false;
-  const runId = startRun(db, variant.id, { ...params, force });
-  const signal = o.signal ?? new AbortController().signal;
-  // Every summarizer call (and the openai client's fetch) listens on this one signal.
-  setMaxListeners(0, signal);
+}
+
+interface PassRun {
+  ctx: PassContext;
+  counters: SummarizerCounters;
+  /** Tokens the model sees for the variant now (its replay's total). */
+  seenTokens(): number;
+}
+
+/**
+ * The PassContext of one run: the staged turn view, lazy turn reads (served from the
+ * replay accounting's full read once it happened), the SQLite-backed store, the summarizer
+ * behind cache + tier ladder + semaphore, progress, events and cancellation.
+ */
+function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName }): PassRun {
+  const { prepared, variant, runId, summarizer, signal, tokenizer } = run;
+  const params = prepared.params;
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
-  const started = Date.now();
   const counters = newCounters();
   // Pre-stages (shared/strategies/mask-stage.ts): the pass plans on the staged view, as planPrepared does for the window.
   const metas = stageMetas(params, listTurnMetas(db, o.sessionId)) as TurnMeta[];
@@ -243,8 +253,6 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     replayCount ??= memoizedCounter(count, tokenizer === sessionTokenizer(db, o.sessionId) ? allTurns : []);
     return replayTokens(db, variant.id, allTurns, replayCount);
   };
-  let tokensBefore: number | null = null;
-
   const ctx: PassContext = {
     sessionId: o.sessionId,
     variant,
@@ -277,8 +285,26 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
       if (signal.aborted) throw abortError(signal);
     },
   };
+  return { ctx, counters, seenTokens };
+}
 
+/** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
+export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
+  const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
+  const prepared = prepare(o.strategy, o.params);
+  const { summarizer, identity } = summarizerFor(db, o.summarizer);
+  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
+  const force = o.force ?? false;
+  const runId = startRun(db, variant.id, { ...prepared.params, force });
+  const signal = o.signal ?? new AbortController().signal;
+  // Every summarizer call (and the openai client's fetch) listens on this one signal.
+  setMaxListeners(0, signal);
+  const started = Date.now();
+  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer });
+
+  // Run accounting: tokens the model sees before and after, the engine's counters, the run record.
   o.onRunStarted?.({ runId, variantId: variant.id });
+  let tokensBefore: number | null = null;
   const baseStats = () => ({
     ...counters,
     costUsd: Math.round(counters.costUsd * 1e6) / 1e6,
@@ -288,7 +314,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   try {
     tokensBefore = seenTokens();
     ctx.checkCancelled();
-    const outcome = await prepared.definition.pass(ctx, params, { force });
+    const outcome = await prepared.definition.pass(ctx, prepared.params, { force });
     const tokensAfter = seenTokens();
     // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
     const stats = { ...outcome.stats, ...baseStats(), tokensAfter };

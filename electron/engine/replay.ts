@@ -18,9 +18,9 @@ import { listModelCalls } from '../store/model-calls.js';
 import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
-import { createSummarizer, identityOfSummarizer, isSummarizer, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import type { SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
-import { EngineError, memoizedCounter, newCounters, prepare, summarizeVia, type RunProgress } from './engine.js';
+import { EngineError, memoizedCounter, newCounters, prepare, summarizerFor, summarizeVia, type RunProgress } from './engine.js';
 import { stageTurns } from '../../shared/strategies/mask-stage.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
@@ -76,13 +76,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
-  let summarizer: Summarizer;
-  try {
-    summarizer = isSummarizer(o.summarizer) ? o.summarizer : createSummarizer({ ...o.summarizer, kind: o.summarizer?.kind ?? 'extractive', userPrices });
-  } catch (e) {
-    throw new EngineError('bad_params', e instanceof Error ? e.message : String(e));
-  }
-  const identity = isSummarizer(o.summarizer) ? identityOfSummarizer(o.summarizer) : summarizerIdentity(o.summarizer);
+  const { summarizer, identity } = summarizerFor(db, o.summarizer);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
   const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
   o.onRunStarted?.({ runId, variantId: variant.id });
