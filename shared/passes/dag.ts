@@ -3,8 +3,9 @@
  *
  * 1. Plan from the stored metas, summaries and parameters. Unless forced (`compact`),
  *    a plan whose trigger says no is skipped (`compactIfNeeded`).
- * 2. Leaf summaries: every leaf span is summarized (up to ctx.concurrency at once), each
- *    with the most recent depth-0 summary at pass start as prior summary.
+ * 2. Leaf summaries, one after another: each chunk gets the previous chunk's new summary as
+ *    its prior (the first chunk: the most recent depth-0 summary of earlier passes), the
+ *    lossless-claw continuity rule, within and across passes.
  * 3. Condensations in plan order (depth by depth): children are existing summaries or
  *    leaves/parents made in step 2-3, in chronological order.
  * 4. Commit: ONE transaction inserts every summary with its edges, marks the children
@@ -14,7 +15,7 @@
 import { planDag, type DagParams } from '../strategies/dag.js';
 import { summaryToItem, turnsToItems } from '../summarize/items.js';
 import type { PassFn, TieredSummary } from './context.js';
-import { countTiers, mapPool, spanTurns } from './common.js';
+import { countTiers, spanTurns } from './common.js';
 
 interface Made {
   summary: TieredSummary;
@@ -45,14 +46,18 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
   };
   ctx.progress(0, total, 0);
 
-  // Leaves: the prior summary text is read once (the same prior for every chunk).
+  // Leaves, chained as the design says: each chunk's prior is the previous chunk's new summary;
+  // the first chunk's is the newest leaf from an earlier pass (continuity across passes). So
+  // leaves are summarized one after another, not concurrently.
   const priorId = plan.spans[0]?.priorSummaryId ?? null;
-  const priorText = priorId !== null ? ctx.store.summaryText(priorId) : null;
-  await mapPool(ctx, plan.spans, ctx.concurrency, async (span) => {
+  let priorText = priorId !== null ? ctx.store.summaryText(priorId) : null;
+  for (const span of plan.spans) {
+    ctx.checkCancelled();
     const summary = await ctx.summarize({ purpose: 'leaf', items: turnsToItems(spanTurns(ctx, span)), priorSummary: priorText, targetTokens: span.targetTokens });
     made.set(span.id, { summary, depth: 0, firstPosition: span.firstPosition, lastPosition: span.lastPosition, turnIds: span.turnIds });
     step(summary);
-  });
+    priorText = summary.text;
+  }
 
   // Condensations depend on the previous level: one at a time, in plan order.
   const existing = new Map(ctx.store.summaries().map((s) => [`s${s.id}`, s]));

@@ -43,12 +43,17 @@ const openai = (extra: { maxRetries?: number; timeoutMs?: number } = {}) => ({ k
 const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('engine with the openai summarizer', () => {
-  it('writes the model summaries with model, prompt version and usage, keeping at most `concurrency` calls in flight', async () => {
+  it('writes the model summaries with model, prompt version and usage, each leaf chained to the previous one', async () => {
     server.setDefault({ kind: 'delay', ms: 30 });
     const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai(), concurrency: 2 });
     expect(result.status).toBe('completed');
     expect(server.requests).toHaveLength(19);
-    expect(server.maxInFlight()).toBe(2);
+    // dag's continuity (lossless-claw): each leaf's prior is the previous leaf's summary, so leaves go one at a time.
+    expect(server.maxInFlight()).toBe(1);
+    const leaves = server.requests.filter((r) => !r.body!.messages[0].content.includes('merge several consecutive summaries'));
+    expect(leaves).toHaveLength(18);
+    expect(leaves[0].body!.messages[1].content).not.toContain('<previous_summary>');
+    for (let i = 1; i < leaves.length; i++) expect(leaves[i].body!.messages[1].content).toContain(`<previous_summary>\n${fakeSummaryOf(leaves[i - 1].body)}\n</previous_summary>`);
     expect(result.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tiersUsed: { normal: 19 } });
     const usageIn = server.requests.reduce((n, r) => n + Math.ceil(r.rawBody.length / 4), 0);
     expect(result.stats.tokensIn).toBe(usageIn);
