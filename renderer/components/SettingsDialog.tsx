@@ -134,7 +134,11 @@ export function SettingsDialog() {
                 USD per million tokens by model name, over the built-in table (a model it does not list, such as a local one, costs 0 until priced here). Used by the
                 summarizer&apos;s cost, watermark&apos;s budget and every replay. Example: {'{"llama3.1:8b": {"input": 0.1, "output": 0.2}}'}; optional: cacheWrite5m, cacheWrite1h, cacheRead, provider.
               </p>
-              <textarea id="set-prices" data-testid="settings-prices" rows={4} spellCheck={false} value={pricesText} onChange={(e) => setPricesText(e.currentTarget.value)} />
+              <textarea id="set-prices" data-testid="settings-prices" rows={4} spellCheck={false} value={pricesText} onChange={(e) => {
+                  setPricesText(e.currentTarget.value);
+                  setError(null);
+                }}
+              />
             </fieldset>
             {error ? <div className="form-error" role="alert">{error}</div> : null}
             <div className="modal-actions">
