@@ -7,6 +7,7 @@
 import type { DB } from './db.js';
 import { prepareInsertModelCall } from './model-calls.js';
 import type { ModelCallUsage } from '../../shared/usage/types.js';
+import type { ExternalCompactionInfo } from '../../shared/contract.js';
 import type { Role } from '../../shared/model/turn.js';
 
 export interface NewSessionRow {
@@ -43,18 +44,12 @@ export interface NewToolCycleRow {
   isError: boolean;
 }
 
-export interface NewExternalCompactionRow {
+/** The contract's ExternalCompactionInfo as written at import (before it has an id), with what only the store keeps. */
+export type NewExternalCompactionRow = Omit<ExternalCompactionInfo, 'id'> & {
   sessionId: number;
-  trigger: string;
-  preTokens: number | null;
-  summaryText: string;
-  summaryTokenCount: number;
-  firstPosition: number;
-  lastPosition: number;
-  boundaryPosition: number;
   sourceId: string | null;
   timestamp: string | null;
-}
+};
 
 export interface SessionTotals {
   title: string;

@@ -6,7 +6,7 @@
  * Both end up in one shape, so the chart does not care which it draws.
  */
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import type { ExternalCompactionInfo, ReplayTimeline, ReplayTotals, RunStatus } from '../../shared/contract.js';
+import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus } from '../../shared/contract.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -16,17 +16,8 @@ import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
 import type { Workbench } from './use-workbench.js';
 
-export interface TimelineEvent {
-  call: number;
-  position: number;
-  kind: 'fire' | 'commit';
-  reason: string;
-  contextBefore: number;
-  contextAfter: number;
-  summaries: number;
-  maxDepth: number;
-  costUsd: number | null;
-}
+/** A firing as the panel draws it: the contract's event, with its turn as `position` and its summary count. */
+export type TimelineEvent = Pick<ReplayEventInfo, 'call' | 'kind' | 'reason' | 'contextBefore' | 'contextAfter' | 'maxDepth'> & { position: number; summaries: number; costUsd: number | null };
 
 export interface TimelineTotalsRow {
   id: 'variant' | 'none' | 'source';
