@@ -51,6 +51,15 @@ export const InputSchemas = {
     text: z.string(),
     format: z.string().optional(),
   }),
+  /**
+   * Import several files sent by the window at once (a multi-file pick, a dropped folder):
+   * `fileName` is the path relative to the picked folder (`project/<session>/subagents/agent-x.jsonl`),
+   * so subagent files link to their parent session as the CLI links them.
+   */
+  importTexts: z.object({
+    files: z.array(z.object({ fileName: z.string().min(1).max(1024), text: z.string() })).min(1).max(10_000),
+    format: z.string().optional(),
+  }),
   /** Import files by path (Electron dialogs and drops; main reads the files). */
   importPaths: z.object({ paths: z.array(z.string().min(1)).min(1), format: z.string().optional() }),
   deleteSession: z.object({ sessionId: Id }),
@@ -242,6 +251,7 @@ export interface OperationResults {
   listSessions: SessionInfo[];
   getSession: SessionDetail;
   importText: ImportReport;
+  importTexts: ImportReport;
   importPaths: ImportReport;
   deleteSession: { deleted: boolean };
   listTurns: Turn[];

@@ -105,6 +105,11 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       emit({ type: 'sessions-changed' });
       return report;
     },
+    importTexts: async ({ files, format }) => {
+      const sessions = files.flatMap((f) => importText(db, f.fileName, f.text, { format, tokenizer: settings().tokenizer }).sessions);
+      emit({ type: 'sessions-changed' });
+      return { sessions };
+    },
     importPaths: async ({ paths, format }) => {
       const report = importFiles(db, paths, { format, tokenizer: settings().tokenizer });
       emit({ type: 'sessions-changed' });
