@@ -3,6 +3,7 @@
  * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
  */
 import type { Plan, PlanSpan, VariantState } from '../strategies/types.js';
+import { buildSpanIndex, convCountIn } from '../strategies/spans.js';
 import type { Turn } from '../model/turn.js';
 import type { PassContext, PassOutcome } from './context.js';
 
@@ -61,7 +62,8 @@ export async function runDropPass(ctx: PassContext, plan: Plan, nextDroppedRange
   ctx.progress(1, 1, 0);
   return {
     status: 'completed',
-    stats: { reason: plan.trigger.reason, turnsDropped: span.turnIds.length, tokensDropped: span.tokens, droppedRanges: state.droppedRanges, plannedTokensAfter: plan.tokensAfter },
+    // Counted from the index (cached per turn array), not by listing the span's ids.
+    stats: { reason: plan.trigger.reason, turnsDropped: convCountIn(buildSpanIndex(ctx.metas), span.firstPosition, span.lastPosition + 1), tokensDropped: span.tokens, droppedRanges: state.droppedRanges, plannedTokensAfter: plan.tokensAfter },
     state,
   };
 }

@@ -148,6 +148,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let lastEnd = 0;
   let cyclesAtFire = 0;
   let prevContext = 0;
+  // The turns before the current call (append-only: planners read it during a call, never after).
+  const grownPrefix: TurnMeta[] = [];
   // After a skip that said how far the trigger is, the transcript size before which no check is needed.
   let quietUntil = 0;
   let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
@@ -243,11 +245,13 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     const call = calls[k];
     const end = call.position;
     let prefix: TurnMeta[] | null = null;
-    // The turns before the call, with their span index as an O(1) view on the session's.
+    // The turns before the call, with their span index as an O(1) view on the session's. One
+    // array grows with the session (calls come in position order): no copy per firing.
     const prefixOf = () => {
       if (!prefix) {
-        prefix = metas.slice(0, end) as TurnMeta[];
-        prefixIndex(ix, prefix);
+        while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
+        prefixIndex(ix, grownPrefix);
+        prefix = grownPrefix;
       }
       return prefix;
     };

@@ -134,7 +134,7 @@ export function planRolling(input: PlanInput<RollingParams>): Plan<RollingParams
   });
   if (!span) return upToDate('nothing collected');
 
-  const collected = span.turnIds.length;
+  const collected = convCountIn(ix, span.firstPosition, span.lastPosition + 1);
   const extended = cut > crossingCut ? `, extended by ${convCountIn(ix, crossingCut, cut)} turn(s) to keep a tool cycle whole` : '';
   boundaries.push({ kind: 'pointer', position: cut, label: `pointer after this call: ${pointer + collected} turns summarized` });
   const projectedTokens = Math.min(span.targetTokens, summaryTokens + batchTokens);

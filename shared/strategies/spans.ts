@@ -323,9 +323,15 @@ export function makeSpan(
 ): PlanSpan | null {
   const count = convCountIn(ix, args.from, args.to);
   if (count === 0) return null;
-  // Exact length known from the prefix counts: no array growth on 100,000-turn plans.
-  const turnIds = new Array<number>(count);
-  for (let p = args.from, k = 0; p < args.to; p++) if (turns[p].role !== 'system') turnIds[k++] = turns[p].id;
+  // The ids are listed on first read (an enumerable getter: spreads, JSON and deep equality
+  // see a plain array): a live replay that plans before every call rarely reads them.
+  let turnIds: number[] | null = null;
+  const listIds = () => {
+    // Exact length known from the prefix counts: no array growth on 100,000-turn plans.
+    const ids = new Array<number>(count);
+    for (let p = args.from, k = 0; p < args.to; p++) if (turns[p].role !== 'system') ids[k++] = turns[p].id;
+    return ids;
+  };
   let first = args.from;
   while (turns[first].role === 'system') first++;
   let last = args.to - 1;
@@ -335,7 +341,12 @@ export function makeSpan(
     purpose: args.purpose,
     firstPosition: first,
     lastPosition: last,
-    turnIds,
+    get turnIds() {
+      return (turnIds ??= listIds());
+    },
+    set turnIds(ids: number[]) {
+      turnIds = ids;
+    },
     tokens: convTokensIn(ix, args.from, args.to),
     chars: convCharsIn(ix, args.from, args.to),
     targetTokens: args.targetTokens,

@@ -70,7 +70,7 @@ export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
     const span = headEnd < tailStart ? makeSpan(turns, ix, { id: 'p0', purpose: 'drop', from: headEnd, to: tailStart, targetTokens: 0 }) : null;
     if (span) {
       spans = [span];
-      reason = `drop ${span.turnIds.length} of ${convTotal} turns between the first ${convCountIn(ix, 0, headEnd)} and the last ${convCountIn(ix, tailStart, n)}`;
+      reason = `drop ${convCountIn(ix, headEnd, tailStart)} of ${convTotal} turns between the first ${convCountIn(ix, 0, headEnd)} and the last ${convCountIn(ix, tailStart, n)}`;
     } else {
       reason = 'nothing to drop: a tool cycle spans the whole middle of the window';
     }
@@ -107,7 +107,10 @@ export const windowStrategy: StrategyRules<WindowParams> = {
   live: {
     mayFire: (m, p) => m.viewTurns > p.keepFirst + p.maxTurns,
     // The window is recomputed over the whole session: what its stored ranges leave visible.
-    visible: (input) => planWindow(input).tokensBefore - convTokensInRanges(buildSpanIndex(input.turns), input.state.droppedRanges ?? []),
+    visible: (input) => {
+      const ix = buildSpanIndex(input.turns);
+      return ix.totalTokens - convTokensInRanges(ix, input.state.droppedRanges ?? []);
+    },
     lines: () => [],
   },
 };
