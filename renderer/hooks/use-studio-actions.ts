@@ -41,6 +41,18 @@ function statsLine(stats: Record<string, unknown>): string {
   return parts.join(' · ');
 }
 
+/**
+ * A pass run although the trigger said no ("only if triggered" unticked: compact now): the
+ * engine's reason starts with "forced:" and carries the trigger's figures. Said in the
+ * notice so a user does not take the summaries for the strategy's own decision.
+ */
+function forcedLine(stats: Record<string, unknown>): string {
+  const reason = typeof stats.reason === 'string' ? stats.reason : '';
+  if (!reason.startsWith('forced:')) return '';
+  const why = reason.slice('forced:'.length).trim().replace(/: no compaction needed$/, '');
+  return `Compacted now: the trigger would not have fired (${why})`;
+}
+
 /** Subscribes once (App level) to events from the main process. */
 export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') => void): void {
   const transport = useTransport();
@@ -68,7 +80,7 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           invalidateVariantData(client, run.sessionId, event.variantId);
           void client.invalidateQueries({ queryKey: keys.replayRun(event.runId) });
           const what = run.kind === 'replay' ? 'Replay' : 'Run';
-          if (event.status === 'completed') actions.notify({ kind: 'success', title: `${what} #${event.runId} completed`, message: run.kind === 'replay' ? undefined : statsLine(event.stats) || undefined });
+          if (event.status === 'completed') actions.notify({ kind: 'success', title: `${what} #${event.runId} completed`, message: run.kind === 'replay' ? undefined : [forcedLine(event.stats), statsLine(event.stats)].filter(Boolean).join(' — ') || undefined });
           else if (event.status === 'skipped') actions.notify({ kind: 'info', title: `Run #${event.runId} skipped`, message: typeof event.stats.reason === 'string' ? event.stats.reason : (event.error ?? undefined) });
           else if (event.status === 'cancelled') actions.notify({ kind: 'info', title: `Run #${event.runId} cancelled` });
           else if (event.status === 'failed') actions.notify({ kind: 'error', title: `Run #${event.runId} failed`, message: event.error ?? undefined });
