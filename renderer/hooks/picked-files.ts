@@ -10,10 +10,15 @@ export interface PickedFile {
   path: string;
 }
 
-/** Transcripts only: a Claude Code project folder also holds `.meta.json` files that describe subagents; hidden files (.DS_Store) never. */
+/**
+ * Transcripts only, from a folder: no hidden files (.DS_Store), and not the `.meta.json`
+ * sidecars Claude Code writes beside subagent files (`{agentType, description}`): they
+ * are no transcripts, and importTexts imports every file it is sent. If the backend comes
+ * to read sidecars from importTexts, this is the one line to change.
+ */
 function isTranscriptPath(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return !name.startsWith('.') && /\.(jsonl|json|txt)$/i.test(name);
+  return !name.startsWith('.') && !/\.meta\.json$/i.test(name) && /\.(jsonl|json)$/i.test(name);
 }
 
 /** From an `<input type=file>` (with or without `webkitdirectory`). */
