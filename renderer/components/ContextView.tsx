@@ -85,12 +85,14 @@ const ContextRow = memo(function ContextRow({ index, message, open, onToggle, co
           {originLabel(message)}
           {merged > 0 ? ` +${merged}` : ''}
         </span>
-        {covers && (origin.kind !== 'turn' || merged > 0) ? (
-          <span className="chip chip-covers mono" data-testid="context-covers" title={`This message carries turns ${covers.first}–${covers.last}`}>
-            turns {covers.first}–{covers.last}
-          </span>
-        ) : null}
-        <span className="turn-text">{firstLineOf(message.blocks) || <span className="muted">(empty)</span>}</span>
+        <span className="turn-text">
+          {covers && (origin.kind !== 'turn' || merged > 0) ? (
+            <span className="chip chip-covers mono" data-testid="context-covers" title={`This message carries turns ${covers.first}–${covers.last}`}>
+              turns {covers.first}–{covers.last}
+            </span>
+          ) : null}
+          {firstLineOf(message.blocks) || <span className="muted">(empty)</span>}
+        </span>
         <span className="turn-tokens mono" title={`${formatInt(message.tokens)} tokens`}>{formatCompact(message.tokens)}</span>
       </div>
       {open ? (

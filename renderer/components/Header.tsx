@@ -133,7 +133,8 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
             {importing > 0 ? 'Importing…' : 'Import'}
           </button>
           <button type="button" className="btn" data-testid="import-folder-button" disabled={importing > 0} onClick={() => folderRef.current?.click()} title="Import a folder (a Claude Code project directory: every session with its subagents)">
-            Import folder…
+            <span className="import-folder-long">Import folder…</span>
+            <span className="import-folder-short">Folder…</span>
           </button>
         </div>
         <span className="divider" aria-hidden="true" />
