@@ -1,5 +1,5 @@
 /**
- * The demo session: on the app's first start, one small real transcript (MIT, see
+ * The demo session: on the app's first start, one real transcript (MIT, see
  * resources/demo/ATTRIBUTION.md) is imported so a new user sees something real
  * without a file. It happens once per database: the `demoImported` setting remembers
  * it, so a user who deletes the demo does not get it back.
@@ -11,7 +11,7 @@ import { importFiles } from './importers/import.js';
 import { hasSetting, writeSetting } from './store/settings.js';
 
 /** The bundled transcript, under `<resourcesDir>/demo/`. */
-export const DEMO_FILE = 'spotter__subagent.jsonl';
+export const DEMO_FILE = 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl';
 export const DEMO_SETTING_KEY = 'demoImported';
 
 export interface DemoResult {

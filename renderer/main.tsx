@@ -11,12 +11,15 @@ import { chooseTransport, takeHashParams } from './api/transport.js';
 import { App } from './App.js';
 import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { actions } from './state/store.js';
+import { applyTheme, readThemeChoice } from './state/theme.js';
 import './perf.js';
 import './styles/theme.css';
 import './styles/layout.css';
 import './styles/turns.css';
 import './styles/panels.css';
 
+// Before the first paint, so a chosen theme never flashes the other one.
+applyTheme(readThemeChoice());
 const hash = takeHashParams();
 const transport = chooseTransport(hash);
 const root = createRoot(document.getElementById('root')!);

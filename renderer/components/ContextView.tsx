@@ -5,7 +5,7 @@
  */
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { ReplayMessage } from '../../shared/contract.js';
+import type { ReplayMessage, SummaryInfo } from '../../shared/contract.js';
 import { useReplay } from '../api/queries.js';
 import { firstLineOf, formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
@@ -27,10 +27,45 @@ function originLabel(m: ReplayMessage): string {
   }
 }
 
-const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: { index: number; message: ReplayMessage; open: boolean; onToggle(i: number): void }) {
+/** Summary id → the turn positions it covers (through its children), for coverage labels. */
+export type SummaryCoverage = ReadonlyMap<number, { first: number; last: number }>;
+
+/**
+ * The turns a message really carries: every part of a merged message (the replay merges
+ * consecutive same-side items, e.g. a run of summaries, keeping each origin in `parts`),
+ * not only the first. The first part's own text ("[Summary of turns 0-6]…") names only
+ * itself, so the row labels the whole range. Null for synthetic glue alone.
+ */
+export function coveredTurns(message: ReplayMessage, coverage: SummaryCoverage | undefined): { first: number; last: number } | null {
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const o of message.parts ?? [message.origin]) {
+    const range = o.kind === 'turn' ? { first: o.position, last: o.position } : o.kind === 'summary' ? coverage?.get(o.summaryId) : undefined;
+    if (!range) continue;
+    first = Math.min(first, range.first);
+    last = Math.max(last, range.last);
+  }
+  return first <= last ? { first, last } : null;
+}
+
+function partsTitle(message: ReplayMessage): string {
+  const parts = message.parts ?? [message.origin];
+  return parts.length > 1 ? `${parts.length} items merged into one message: ${parts.map((o) => originLabel({ ...message, origin: o })).join(', ')}` : '';
+}
+
+const ContextRow = memo(function ContextRow({ index, message, open, onToggle, coverage }: { index: number; message: ReplayMessage; open: boolean; onToggle(i: number): void; coverage?: SummaryCoverage }) {
   const origin = message.origin;
+  const covers = coveredTurns(message, coverage);
+  const merged = (message.parts?.length ?? 1) - 1;
   return (
-    <div className={`context-row origin-${origin.kind}${open ? ' expanded' : ''}`} data-testid="context-message" data-role={message.role} data-origin={origin.kind}>
+    <div
+      className={`context-row origin-${origin.kind}${open ? ' expanded' : ''}`}
+      data-testid="context-message"
+      data-role={message.role}
+      data-origin={origin.kind}
+      data-covers={covers ? `${covers.first}-${covers.last}` : undefined}
+      data-parts={message.parts?.length ?? 1}
+    >
       <div className="turn-head" role="button" tabIndex={0} onClick={() => onToggle(index)} onKeyDown={(e) => e.key === 'Enter' && onToggle(index)}>
         <span className="turn-pos mono">{index}</span>
         <span className={`role-badge role-${message.role}`}>{message.role}</span>
@@ -45,11 +80,19 @@ const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: 
               actions.select({ kind: 'node', nodeId: `s${origin.summaryId}` });
             }
           }}
-          title={origin.kind === 'synthetic' ? 'Added so roles alternate / the summary is framed' : 'Show it'}
+          title={[origin.kind === 'synthetic' ? 'Added so roles alternate / the summary is framed' : 'Show it', partsTitle(message)].filter(Boolean).join('\n')}
         >
           {originLabel(message)}
+          {merged > 0 ? ` +${merged}` : ''}
         </span>
-        <span className="turn-text">{firstLineOf(message.blocks) || <span className="muted">(empty)</span>}</span>
+        <span className="turn-text">
+          {covers && (origin.kind !== 'turn' || merged > 0) ? (
+            <span className="chip chip-covers mono" data-testid="context-covers" title={`This message carries turns ${covers.first}–${covers.last}`}>
+              turns {covers.first}–{covers.last}
+            </span>
+          ) : null}
+          {firstLineOf(message.blocks) || <span className="muted">(empty)</span>}
+        </span>
         <span className="turn-tokens mono" title={`${formatInt(message.tokens)} tokens`}>{formatCompact(message.tokens)}</span>
       </div>
       {open ? (
@@ -65,7 +108,7 @@ const ContextRow = memo(function ContextRow({ index, message, open, onToggle }: 
 const NO_MESSAGES: ReplayMessage[] = [];
 
 /** The messages of a replay, virtualized, each row opening to its blocks (also the Timeline's context as of a call). */
-export const ContextMessages = memo(function ContextMessages({ messages }: { messages: readonly ReplayMessage[] }) {
+export const ContextMessages = memo(function ContextMessages({ messages, coverage }: { messages: readonly ReplayMessage[]; coverage?: SummaryCoverage }) {
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: messages.length, getScrollElement: () => scrollRef.current, estimateSize: () => 30, overscan: 10 });
@@ -84,7 +127,7 @@ export const ContextMessages = memo(function ContextMessages({ messages }: { mes
       <div className="turn-canvas" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((item) => (
           <div key={item.key} className="turn-item" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
-            <ContextRow index={item.index} message={messages[item.index]} open={open.has(item.index)} onToggle={toggle} />
+            <ContextRow index={item.index} message={messages[item.index]} open={open.has(item.index)} onToggle={toggle} coverage={coverage} />
           </div>
         ))}
       </div>
@@ -107,6 +150,7 @@ export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) 
   const replay = useReplay(wb.variant?.id ?? null, true);
   const messages = replay.data?.messages ?? NO_MESSAGES;
   const byOrigin = useMemo(() => tokensByOrigin(messages), [messages]);
+  const coverage = useSummaryCoverage(wb.summaries);
 
   let status: React.ReactNode = null;
   if (!wb.session) status = 'Select a session.';
@@ -127,7 +171,11 @@ export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) 
         </div>
       ) : null}
       {status ? <div className="empty-state">{status}</div> : null}
-      <ContextMessages messages={messages} />
+      <ContextMessages messages={messages} coverage={coverage} />
     </div>
   );
 });
+
+export function useSummaryCoverage(summaries: readonly SummaryInfo[]): SummaryCoverage {
+  return useMemo(() => new Map(summaries.map((s) => [s.id, { first: s.firstPosition, last: s.lastPosition }])), [summaries]);
+}

@@ -10,6 +10,7 @@
 import { memo, useEffect, useRef } from 'react';
 import { useReactFlow, useStore, type ReactFlowState } from '@xyflow/react';
 import { NODE_HEIGHT, NODE_WIDTH, type SummaryFlowNode } from './dag-layout.js';
+import { onSchemeChange } from '../state/theme.js';
 
 const WIDTH = 132;
 const HEIGHT = 92;
@@ -78,9 +79,7 @@ export const DagMinimap = memo(function DagMinimap({ nodes }: { nodes: readonly 
       }
     };
     draw();
-    const media = window.matchMedia('(prefers-color-scheme: dark)');
-    media.addEventListener('change', draw);
-    return () => media.removeEventListener('change', draw);
+    return onSchemeChange(draw);
   }, [nodes]);
 
   // The visible area, as a frame moved by transform (no layout, no repaint of the canvas).

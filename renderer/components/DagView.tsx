@@ -124,13 +124,13 @@ function DagCanvas({ sessionId, modelFree, planDag: livePlanDag, planError, summ
         </div>
       ) : null}
       {nodes.length === 0 ? (
-        <div className="empty-state dag-empty">
+        <div className={`empty-state dag-empty${planError && !modelFree && !planDag ? ' error-text' : ''}`} data-testid="dag-empty" role={planError ? 'note' : undefined}>
           {modelFree
             ? 'This strategy is model-free: it masks or drops turns instead of summarizing them, so there is no summary DAG. The turn list shows which turns; Context shows what the model receives.'
             : planDag
               ? 'No summaries, and this plan would create none. Lower the chunk size or the thresholds to see planned nodes.'
               : planError
-                ? 'The planner is not available for this strategy yet.'
+                ? `Cannot plan with these parameters: ${planError}. Fix the parameter above (or Reset) to see the planned DAG.`
                 : 'No summaries yet.'}
         </div>
       ) : null}

@@ -1,7 +1,9 @@
-/** Drop transcripts anywhere on the window to import them; an overlay says so while dragging. */
+/** Drop transcripts (or a folder of them) anywhere on the window to import them; an overlay says so while dragging. */
 import { useEffect, useRef, useState } from 'react';
+import { entriesOfDrop, pickedFromEntries, type PickedFile } from '../hooks/picked-files.js';
+import { actions } from '../state/store.js';
 
-export function useFileDrop(onFiles: (files: File[]) => void): boolean {
+export function useFileDrop(onFiles: (files: PickedFile[]) => void): boolean {
   const [dragging, setDragging] = useState(false);
   const depth = useRef(0);
   const handler = useRef(onFiles);
@@ -30,7 +32,15 @@ export function useFileDrop(onFiles: (files: File[]) => void): boolean {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      const files = [...(e.dataTransfer?.files ?? [])];
+      const entries = entriesOfDrop(e.dataTransfer);
+      if (entries) {
+        pickedFromEntries(entries).then(
+          (files) => (files.length > 0 ? handler.current(files) : actions.notify({ kind: 'info', title: 'No transcripts in the dropped folder' })),
+          (err: unknown) => actions.notify({ kind: 'error', title: 'Could not read the dropped folder', message: (err as Error).message }),
+        );
+        return;
+      }
+      const files = [...(e.dataTransfer?.files ?? [])].map((file) => ({ file, path: file.name }));
       if (files.length > 0) handler.current(files);
     };
     window.addEventListener('dragenter', onEnter);
@@ -51,7 +61,7 @@ export function DropOverlay() {
   return (
     <div className="drop-overlay" aria-hidden="true">
       <div className="drop-card">
-        <div className="drop-title">Drop to import</div>
+        <div className="drop-title">Drop files or a folder to import</div>
         <div className="muted">Claude Code JSONL, OpenAI / Anthropic messages, OpenHands, SWE-agent, ShareGPT, Codex</div>
       </div>
     </div>

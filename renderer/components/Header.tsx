@@ -5,7 +5,8 @@
  */
 import { memo, useRef } from 'react';
 import { ExportFormatSchema, type ExportFormat } from '../../shared/contract.js';
-import { formatCompact, formatDuration, formatInt } from '../format.js';
+import { formatBytes, formatCompact, formatDuration, formatInt } from '../format.js';
+import { pickedFromInput } from '../hooks/picked-files.js';
 import type { StudioCommands } from '../hooks/use-studio-actions.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions, useStudio, type ActiveRun } from '../state/store.js';
@@ -51,8 +52,26 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
   );
 }
 
+/** The import in flight: one request, so no count to show; the bar moves until it answers. */
+function ImportProgress({ job }: { job: { label: string; bytes: number; files: number } }) {
+  return (
+    <div className="progress progress-running import-progress" data-testid="import-progress" role="status" aria-live="polite">
+      <div className="progress-text">
+        <span className="progress-title">Importing</span>
+        <span className="import-name" title={job.label}>{job.label}</span>
+        <span className="muted mono">{formatBytes(job.bytes)}</span>
+      </div>
+      <div className="progress-track">
+        <div className="progress-bar indeterminate" />
+      </div>
+    </div>
+  );
+}
+
 export const Header = memo(function Header({ wb, commands }: { wb: Workbench; commands: StudioCommands }) {
   const inputRef = useRef<HTMLInputElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
+  const importJob = useStudio((s) => s.importJob);
   const activeRun = useStudio((s) => s.activeRun);
   const exportFormat = useStudio((s) => s.exportFormat);
   const importing = useStudio((s) => s.importing);
@@ -86,14 +105,38 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
           type="file"
           multiple
           onChange={(e) => {
-            const files = [...(e.currentTarget.files ?? [])];
+            const files = pickedFromInput(e.currentTarget.files, false);
             e.currentTarget.value = '';
             if (files.length > 0) void commands.importFiles(files);
           }}
         />
-        <button type="button" className="btn" data-testid="import-button" onClick={() => inputRef.current?.click()} title={`Import transcripts (${MOD}O), or drop files on the window`}>
-          {importing > 0 ? 'Importing…' : 'Import'}
-        </button>
+        <input
+          ref={folderRef}
+          data-testid="import-folder-input"
+          className="visually-hidden"
+          type="file"
+          // A folder: every file in it with its relative path (webkitRelativePath).
+          {...{ webkitdirectory: '' }}
+          multiple
+          onChange={(e) => {
+            const files = pickedFromInput(e.currentTarget.files, true);
+            e.currentTarget.value = '';
+            if (files.length > 0) void commands.importFiles(files);
+            else actions.notify({ kind: 'info', title: 'No transcripts in that folder' });
+          }}
+        />
+        {importJob ? (
+          <ImportProgress job={importJob} />
+        ) : null}
+        <div className="btn-group">
+          <button type="button" className="btn" data-testid="import-button" disabled={importing > 0} onClick={() => inputRef.current?.click()} title={`Import transcripts, one or several (${MOD}O), or drop files or a folder on the window`}>
+            {importing > 0 ? 'Importing…' : 'Import'}
+          </button>
+          <button type="button" className="btn" data-testid="import-folder-button" disabled={importing > 0} onClick={() => folderRef.current?.click()} title="Import a folder (a Claude Code project directory: every session with its subagents)">
+            <span className="import-folder-long">Import folder…</span>
+            <span className="import-folder-short">Folder…</span>
+          </button>
+        </div>
         <span className="divider" aria-hidden="true" />
         {activeRun ? <CompactionProgress run={activeRun} onCancel={() => void commands.cancel()} /> : null}
         <label className="check" title="Run only when the strategy's trigger fires (compactIfNeeded); otherwise Compact always runs a pass">

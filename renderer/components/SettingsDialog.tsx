@@ -8,8 +8,50 @@ import { useEffect, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Settings } from '../../shared/contract.js';
 import { userPricesSchema, type UserPrices } from '../../shared/cost/prices.js';
-import { keys, useApi, useSettings } from '../api/queries.js';
+import { keys, useApi, useSettings, useTransport } from '../api/queries.js';
 import { actions, useStudio } from '../state/store.js';
+import { readThemeChoice, setThemeChoice, THEME_CHOICES, type ThemeChoice } from '../state/theme.js';
+
+const THEME_LABEL: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
+
+/**
+ * Applied at once (not on Save): a look is judged by seeing it. Browser mode keeps it in
+ * localStorage; the Electron app keeps its theme in View › Theme (stored with the app's
+ * settings), which this switch then points to instead of fighting it.
+ */
+function ThemeSwitch() {
+  const transport = useTransport();
+  const [choice, setChoice] = useState<ThemeChoice>(readThemeChoice);
+  if (transport.kind === 'electron') {
+    return (
+      <div className="theme-switch muted small" data-testid="settings-theme">
+        Theme: View › Theme in the menu (System, Light, Dark).
+      </div>
+    );
+  }
+  return (
+    <div className="theme-switch segmented" role="radiogroup" aria-label="Theme" data-testid="settings-theme">
+      <span className="field-label">Theme</span>
+      {THEME_CHOICES.map((t) => (
+        <label key={t} className={`segment${choice === t ? ' active' : ''}`}>
+          <input
+            type="radio"
+            name="theme"
+            className="visually-hidden"
+            value={t}
+            data-testid={`theme-${t}`}
+            checked={choice === t}
+            onChange={() => {
+              setChoice(t);
+              setThemeChoice(t);
+            }}
+          />
+          {THEME_LABEL[t]}
+        </label>
+      ))}
+    </div>
+  );
+}
 
 export function SettingsDialog() {
   const open = useStudio((s) => s.settingsOpen);
@@ -68,6 +110,7 @@ export function SettingsDialog() {
     <div className="modal-backdrop" onMouseDown={() => actions.setSettingsOpen(false)}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="settings-title" data-testid="settings-dialog" onMouseDown={(e) => e.stopPropagation()}>
         <h2 id="settings-title">Settings</h2>
+        <ThemeSwitch />
         {!s ? (
           <div className="muted">{settings.error ? `Cannot read settings: ${(settings.error as Error).message}` : 'Loading…'}</div>
         ) : (

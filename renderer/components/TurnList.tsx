@@ -18,6 +18,38 @@ import { TurnRow, type RowLane } from './TurnRow.js';
 import { useTurnListFollow } from './use-turn-list-follow.js';
 import { useTurnListModel } from './use-turn-list-model.js';
 
+/**
+ * Keyboard in the list: the list itself is the one Tab stop (rows are not, so Tab leaves
+ * the list instead of walking hundreds of rows); ArrowUp/ArrowDown move between rows,
+ * Escape goes from a row back to the list and from the list on to the strategy panel.
+ */
+function onTurnListKey(e: React.KeyboardEvent<HTMLDivElement>, list: HTMLDivElement | null): void {
+  if (!list) return;
+  const heads = () => [...list.querySelectorAll<HTMLElement>('.turn-row > .turn-head')];
+  const current = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('.turn-row > .turn-head') ?? null;
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    if (current) list.focus();
+    else document.getElementById('strategy-select')?.focus();
+    return;
+  }
+  if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+  if (current && document.activeElement !== current) return; // inside an opened turn's details
+  e.preventDefault();
+  const all = heads();
+  if (all.length === 0) return;
+  if (!current) {
+    // From the list: the first row whose top is in view.
+    const top = list.getBoundingClientRect().top;
+    (all.find((h) => h.getBoundingClientRect().bottom > top) ?? all[0]).focus();
+    return;
+  }
+  const i = all.indexOf(current);
+  const next = all[e.key === 'ArrowDown' ? Math.min(all.length - 1, i + 1) : Math.max(0, i - 1)];
+  next.focus();
+  next.scrollIntoView({ block: 'nearest' });
+}
+
 const ROW_HEIGHT = 30;
 const MARKER_HEIGHT = 24;
 const EXPANDED_ESTIMATE = 240;
@@ -66,6 +98,8 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
     if (wb.plan) recordPlanCommit();
   }, [wb.plan]);
 
+  const onListKeyDown = useCallback((e: React.KeyboardEvent<HTMLDivElement>) => onTurnListKey(e, scrollRef.current), []);
+
   const anyRowLoaded = items.some((it) => turnPages.get(Math.floor(it.index / TURN_PAGE_SIZE)));
   useEffect(() => {
     if (anyRowLoaded) recordTurnListFirstPaint();
@@ -81,8 +115,8 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
 
   return (
     <div className="turn-list">
-      <TurnListHeader turnCount={turnCount} tokens={wb.session.tokens} planned={wb.plan ? spans.length : null} summarized={covering.length} />
-      <div className="turn-scroll" ref={scrollRef} data-testid="turn-list">
+      <TurnListHeader turnCount={turnCount} tokens={wb.session.tokens} planned={wb.plan ? spans.length : null} applied={wb.planApplied} summarized={covering.length} />
+      <div className="turn-scroll" ref={scrollRef} data-testid="turn-list" tabIndex={0} role="list" aria-label="Turns: arrow keys move between turns, Enter opens one, Escape leaves the list" onKeyDown={onListKeyDown}>
         <div className="turn-canvas" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const position = item.index;
@@ -92,7 +126,7 @@ export const TurnList = memo(function TurnList({ wb }: { wb: Workbench }) {
             const span = spanIdx >= 0 ? spans[spanIdx] : null;
             const coverIdx = rangeIndexAt(covering, position);
             const lane: RowLane = {
-              span: span ? { id: span.id, purpose: span.purpose, odd: spanIdx % 2 === 1, first: span.firstPosition === position && spanIdx > 0, tokens: span.tokens, targetTokens: span.targetTokens } : null,
+              span: span ? { id: span.id, purpose: span.purpose, odd: spanIdx % 2 === 1, first: span.firstPosition === position && spanIdx > 0, tokens: span.tokens, targetTokens: span.targetTokens, applied: wb.planApplied } : null,
               coveredBy: coverIdx >= 0 ? covering[coverIdx].id : null,
               protectedTail: position >= protectedPos,
             };

@@ -13,8 +13,11 @@ import { firstLineOf, formatCompact, formatInt, toolNamesOf } from '../format.js
 import { TurnDetails } from './TurnDetails.js';
 
 export interface RowLane {
-  /** Planned span at this turn: its purpose and parity (alternating shades tell neighbours apart). */
-  span: { id: string; purpose: string; odd: boolean; first: boolean; tokens: number; targetTokens: number } | null;
+  /**
+   * Planned span at this turn: its purpose and parity (alternating shades tell neighbours
+   * apart); `applied` when the variant's stored state already masks / drops it.
+   */
+  span: { id: string; purpose: string; odd: boolean; first: boolean; tokens: number; targetTokens: number; applied: boolean } | null;
   /** Id of the variant's summary covering this turn directly. */
   coveredBy: number | null;
   protectedTail: boolean;
@@ -85,7 +88,8 @@ function Markers({ boundaries, externals, protectedBoundary, turnCount, onSelect
 
 function laneTitle(lane: RowLane): string {
   const parts: string[] = [];
-  if (lane.span) parts.push(`planned ${lane.span.purpose} ${lane.span.id}: ${formatInt(lane.span.tokens)} tokens → ~${formatInt(lane.span.targetTokens)}`);
+  if (lane.span?.applied) parts.push(`${lane.span.purpose === 'drop' ? 'dropped' : lane.span.purpose === 'mask' ? 'masked' : 'compacted'} by the variant's last pass: ${formatInt(lane.span.tokens)} tokens → ~${formatInt(lane.span.targetTokens)}`);
+  else if (lane.span) parts.push(`planned ${lane.span.purpose} ${lane.span.id}: ${formatInt(lane.span.tokens)} tokens → ~${formatInt(lane.span.targetTokens)}`);
   if (lane.coveredBy !== null) parts.push(`covered by summary s${lane.coveredBy}`);
   if (lane.protectedTail) parts.push('protected tail (never summarized)');
   return parts.join('\n');
@@ -95,7 +99,7 @@ function sameLane(a: RowLane, b: RowLane): boolean {
   if (a.coveredBy !== b.coveredBy || a.protectedTail !== b.protectedTail) return false;
   if (a.span === b.span) return true;
   if (!a.span || !b.span) return false;
-  return a.span.id === b.span.id && a.span.purpose === b.span.purpose && a.span.odd === b.span.odd && a.span.first === b.span.first && a.span.tokens === b.span.tokens && a.span.targetTokens === b.span.targetTokens;
+  return a.span.id === b.span.id && a.span.purpose === b.span.purpose && a.span.odd === b.span.odd && a.span.first === b.span.first && a.span.tokens === b.span.tokens && a.span.targetTokens === b.span.targetTokens && a.span.applied === b.span.applied;
 }
 
 /** Props are rebuilt for every visible row on each render; compare what is drawn, not identities. */
@@ -139,9 +143,10 @@ export const TurnRow = memo(function TurnRow(props: TurnRowProps) {
         data-highlighted={highlighted ? 'true' : undefined}
         data-protected={lane.protectedTail ? 'true' : undefined}
         data-span={lane.span?.id}
+        data-span-state={lane.span ? (lane.span.applied ? 'applied' : 'planned') : undefined}
         data-covered-by={lane.coveredBy ?? undefined}
       >
-        <div className="turn-head" role="button" tabIndex={0} aria-expanded={expanded} onClick={() => onToggle(position)} onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), onToggle(position))}>
+        <div className="turn-head" role="button" tabIndex={-1} aria-expanded={expanded} onClick={() => onToggle(position)} onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), onToggle(position))}>
           <span className="lane" title={laneTitle(lane)}>
             <span className={`lane-plan${spanClass}`} />
             <span className={`lane-summary${lane.coveredBy !== null ? ' covered' : ''}`} />

@@ -5,9 +5,10 @@
  * (ResizeObserver) and is destroyed on unmount. Colours come from the theme's CSS
  * variables, read when the chart is built: `makeOptions(theme)`.
  */
-import { memo, useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { useColorScheme } from '../state/theme.js';
 
 export interface ChartTheme {
   text: string;
@@ -46,18 +47,6 @@ function readTheme(): ChartTheme {
   };
 }
 
-/** The colour scheme in force; changes when the OS (or Electron's View menu) switches it. */
-function useColorScheme(): 'dark' | 'light' {
-  const query = '(prefers-color-scheme: dark)';
-  const [scheme, setScheme] = useState<'dark' | 'light'>(() => (window.matchMedia(query).matches ? 'dark' : 'light'));
-  useEffect(() => {
-    const mq = window.matchMedia(query);
-    const onChange = () => setScheme(mq.matches ? 'dark' : 'light');
-    mq.addEventListener('change', onChange);
-    return () => mq.removeEventListener('change', onChange);
-  }, []);
-  return scheme;
-}
 
 export interface UPlotChartProps {
   /** Builds the options (without width/height) from the theme's colours. */

@@ -10,6 +10,7 @@ import { invalidateVariantData, keys, useTransport } from '../api/queries.js';
 import { formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions, studioStore } from '../state/store.js';
+import type { PickedFile } from './picked-files.js';
 
 /**
  * Events of runs the window has not learned the id of yet: a fast pass can finish before
@@ -41,6 +42,18 @@ function statsLine(stats: Record<string, unknown>): string {
   return parts.join(' · ');
 }
 
+/**
+ * A pass run although the trigger said no ("only if triggered" unticked: compact now): the
+ * engine's reason starts with "forced:" and carries the trigger's figures. Said in the
+ * notice so a user does not take the summaries for the strategy's own decision.
+ */
+function forcedLine(stats: Record<string, unknown>): string {
+  const reason = typeof stats.reason === 'string' ? stats.reason : '';
+  if (!reason.startsWith('forced:')) return '';
+  const why = reason.slice('forced:'.length).trim().replace(/: no compaction needed$/, '');
+  return `Compacted now: the trigger would not have fired (${why})`;
+}
+
 /** Subscribes once (App level) to events from the main process. */
 export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') => void): void {
   const transport = useTransport();
@@ -68,7 +81,7 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           invalidateVariantData(client, run.sessionId, event.variantId);
           void client.invalidateQueries({ queryKey: keys.replayRun(event.runId) });
           const what = run.kind === 'replay' ? 'Replay' : 'Run';
-          if (event.status === 'completed') actions.notify({ kind: 'success', title: `${what} #${event.runId} completed`, message: run.kind === 'replay' ? undefined : statsLine(event.stats) || undefined });
+          if (event.status === 'completed') actions.notify({ kind: 'success', title: `${what} #${event.runId} completed`, message: run.kind === 'replay' ? undefined : [forcedLine(event.stats), statsLine(event.stats)].filter(Boolean).join(' — ') || undefined });
           else if (event.status === 'skipped') actions.notify({ kind: 'info', title: `Run #${event.runId} skipped`, message: typeof event.stats.reason === 'string' ? event.stats.reason : (event.error ?? undefined) });
           else if (event.status === 'cancelled') actions.notify({ kind: 'info', title: `Run #${event.runId} cancelled` });
           else if (event.status === 'failed') actions.notify({ kind: 'error', title: `Run #${event.runId} failed`, message: event.error ?? undefined });
@@ -120,7 +133,8 @@ function download(fileName: string, mimeType: string, content: string): void {
 }
 
 export interface StudioCommands {
-  importFiles(files: readonly File[]): Promise<void>;
+  /** One request for everything picked (a file, several, a folder); opens the first new session. */
+  importFiles(files: readonly PickedFile[]): Promise<void>;
   compact(): Promise<void>;
   /** Replays the session call by call under the current strategy and parameters (run kind 'replay'). */
   replay(): Promise<void>;
@@ -136,32 +150,49 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
   const { strategy, params, variant } = wb;
 
   const importFiles = useCallback(
-    async (files: readonly File[]) => {
-      let selected = false;
-      for (const file of files) {
-        studioStore.set((s) => ({ importing: s.importing + 1 }));
-        try {
-          const path = transport.pathForFile?.(file);
-          const report = path ? await api.importPaths({ paths: [path] }) : await api.importText({ fileName: file.name, text: await file.text() });
-          const top = report.sessions.find((s) => s.parentSessionId === null) ?? report.sessions[0];
-          if (top) {
-            const children = report.sessions.length - 1;
-            actions.notify({
-              kind: top.duplicate ? 'info' : 'success',
-              title: top.duplicate ? `Already imported: ${top.title}` : `Imported ${top.title}`,
-              message: `${file.name} · ${top.format} · ${formatInt(top.turns)} turns · ${formatInt(top.tokens)} tokens${children > 0 ? ` · ${children} subagent session${children === 1 ? '' : 's'}` : ''}`,
-            });
-            if (!selected) {
-              actions.selectSession(top.id);
-              selected = true;
-            }
-          }
-          await client.invalidateQueries({ queryKey: keys.sessions });
-        } catch (err) {
-          actions.notify({ kind: 'error', title: `Could not import ${file.name}`, message: (err as Error).message });
-        } finally {
-          studioStore.set((s) => ({ importing: s.importing - 1 }));
+    async (picked: readonly PickedFile[]) => {
+      if (picked.length === 0) return;
+      const bytes = picked.reduce((sum, p) => sum + p.file.size, 0);
+      const folder = picked[0].path.includes('/') ? picked[0].path.slice(0, picked[0].path.indexOf('/')) : null;
+      const label = picked.length === 1 ? picked[0].path : folder && picked.every((p) => p.path.startsWith(`${folder}/`)) ? `${folder}/ (${picked.length} files)` : `${picked.length} files`;
+      studioStore.set((s) => ({ importing: s.importing + picked.length, importJob: { label, bytes, files: picked.length } }));
+      try {
+        // One request whatever the count: several files (a folder) go together so the main
+        // process can link subagents to their parents by their relative paths.
+        const paths = transport.pathForFile ? picked.map((p) => transport.pathForFile!(p.file)) : [];
+        const report =
+          paths.length === picked.length && paths.every(Boolean)
+            ? await api.importPaths({ paths })
+            : picked.length === 1
+              ? await api.importText({ fileName: picked[0].file.name, text: await picked[0].file.text() })
+              : await api.importTexts({ files: await Promise.all(picked.map(async (p) => ({ fileName: p.path, text: await p.file.text() }))) });
+        // The list must hold the new sessions before one is selected: App re-selects the
+        // first session when the selected id is not in the list.
+        await client.invalidateQueries({ queryKey: keys.sessions });
+        const fresh = report.sessions.filter((s) => !s.duplicate);
+        const open = fresh.find((s) => s.parentSessionId === null) ?? fresh[0] ?? report.sessions.find((s) => s.parentSessionId === null) ?? report.sessions[0];
+        if (!open) {
+          actions.notify({ kind: 'info', title: `Nothing imported from ${label}` });
+          return;
         }
+        actions.selectSession(open.id);
+        const duplicates = report.sessions.length - fresh.length;
+        const tops = fresh.filter((s) => s.parentSessionId === null).length;
+        const subagents = fresh.length - tops;
+        actions.notify({
+          kind: fresh.length === 0 ? 'info' : 'success',
+          title: fresh.length === 0 ? `Already imported: ${open.title}` : fresh.length === 1 ? `Imported ${open.title}` : `Imported ${fresh.length} sessions from ${label}`,
+          message: [
+            fresh.length <= 1 ? `${open.format} · ${formatInt(open.turns)} turns · ${formatInt(open.tokens)} tokens` : `${tops} session${tops === 1 ? '' : 's'}${subagents > 0 ? ` + ${subagents} subagent${subagents === 1 ? '' : 's'}` : ''}; opened ${open.title}`,
+            duplicates > 0 && fresh.length > 0 ? `${duplicates} already imported` : '',
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        });
+      } catch (err) {
+        actions.notify({ kind: 'error', title: `Could not import ${label}`, message: (err as Error).message });
+      } finally {
+        studioStore.set((s) => ({ importing: s.importing - picked.length, importJob: null }));
       }
     },
     [api, client, transport],

@@ -16,6 +16,7 @@ import { useDebounced } from '../hooks/use-debounced.js';
 import { recordPlanMs } from '../perf.js';
 import { useStudio } from '../state/store.js';
 import { metasFromColumns } from './metas.js';
+import { planAsStored } from './stored-state.js';
 
 export interface Workbench {
   session: SessionInfo | null;
@@ -39,6 +40,11 @@ export interface Workbench {
   plan: Plan | null;
   planError: string | null;
   planMs: number;
+  /**
+   * The plan's spans are already in effect in the variant's stored state (masking and
+   * window after their pass): the list shows them as masked / dropped, not planned.
+   */
+  planApplied: boolean;
 }
 
 const EMPTY_METAS: readonly TurnMeta[] = [];
@@ -86,15 +92,17 @@ export function useWorkbench(): Workbench {
   const planInput = useMemo(() => ({ strategy, params, summaries, state }), [strategy, params, summaries, state]);
   const deferred = useDeferredValue(planInput);
   const planned = useMemo(() => {
-    if (!columns) return { plan: null, planError: null, planMs: 0 };
+    if (!columns) return { plan: null, planError: null, planMs: 0, planApplied: false };
     const t0 = performance.now();
     try {
-      const plan = planFor(deferred.strategy, { turns: metas, summaries: deferred.summaries, state: deferred.state, params: deferred.params });
+      const input = { turns: metas, summaries: deferred.summaries, state: deferred.state, params: deferred.params };
+      const fresh = planFor(deferred.strategy, input);
       const planMs = performance.now() - t0;
       recordPlanMs(planMs);
-      return { plan, planError: null, planMs };
+      const { plan, applied } = planAsStored(deferred.strategy, input, fresh);
+      return { plan, planError: null, planMs, planApplied: applied };
     } catch (err) {
-      return { plan: null, planError: (err as Error).message, planMs: performance.now() - t0 };
+      return { plan: null, planError: (err as Error).message, planMs: performance.now() - t0, planApplied: false };
     }
   }, [columns, metas, deferred]);
 

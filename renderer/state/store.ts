@@ -66,6 +66,8 @@ export interface StudioState {
   onlyWhenTriggered: boolean;
   /** Files being imported right now (the Import button shows it). */
   importing: number;
+  /** The import in flight (one request): what the header's indeterminate bar names. */
+  importJob: { label: string; bytes: number; files: number } | null;
   exporting: boolean;
 }
 
@@ -103,6 +105,7 @@ function createStudioStore() {
     settingsOpen: false,
     onlyWhenTriggered: false,
     importing: 0,
+    importJob: null,
     exporting: false,
   };
   const listeners = new Set<Listener>();

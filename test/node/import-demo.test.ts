@@ -20,14 +20,17 @@ it('bundles a byte-for-byte copy of an MIT fixture with its attribution', () => 
   const demo = fs.readFileSync(path.join(RESOURCES, 'demo', DEMO_FILE));
   expect(demo.equals(fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code', DEMO_FILE)))).toBe(true);
   const attribution = fs.readFileSync(path.join(RESOURCES, 'demo', 'ATTRIBUTION.md'), 'utf8');
-  for (const fact of ['marot/spotter', '8cc42b0b', 'test/fixtures/transcripts/subagent.jsonl', 'MIT']) expect(attribution).toContain(fact);
+  for (const fact of ['marot/spotter', '8cc42b0b', 'test/fixtures/transcripts/', '258c7280-ae70-4798-800f-63464d01a85d', 'MIT']) expect(attribution).toContain(fact);
 });
 
 it('imports the demo on first start and remembers it', () => {
   const first = ensureDemoSession(db, RESOURCES);
   expect(first.imported).toBe(true);
   const sessions = listSessions(db);
-  expect(sessions.map((s) => [s.id, s.format, s.turns, s.toolCalls, s.title])).toEqual([[first.sessionId, 'claude-code', 26, 16, '/handgemacht:create-beads websearch to learn how to fastest setup credo, dialyz…']]);
+  // The spotter session alone (its subagent files are not bundled): 306 turns, 186 tool calls,
+  // 140,001 tokens (o200k), and Claude Code's one automatic compaction, the figures
+  // test/e2e/studio.spec.ts pins for the same file imported through the window.
+  expect(sessions.map((s) => [s.id, s.format, s.turns, s.toolCalls, s.tokens, s.externalCompactions, s.title])).toEqual([[first.sessionId, 'claude-code', 306, 186, 140001, 1, 'Implement spotter-gqc']]);
   const remembered = JSON.parse(db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(DEMO_SETTING_KEY) as string) as { sessionId: number };
   expect(remembered.sessionId).toBe(first.sessionId);
   expect(ensureDemoSession(db, RESOURCES)).toEqual({ imported: false, sessionId: null });

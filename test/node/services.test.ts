@@ -350,7 +350,7 @@ describe('starting the service', () => {
     const first = await createStudioService({ dbPath, resourcesDir, secrets: memorySecretStore({}) });
     const sessions = value<Array<{ id: number; sourceFile: string; format: string; turns: number; tokens: number; toolCalls: number }>>(await first.dispatch('listSessions', {}));
     expect(sessions.map(({ sourceFile, format, turns, tokens, toolCalls }) => ({ sourceFile, format, turns, tokens, toolCalls }))).toEqual([
-      { sourceFile: 'spotter__subagent.jsonl', format: 'claude-code', turns: 26, tokens: 12799, toolCalls: 16 },
+      { sourceFile: 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl', format: 'claude-code', turns: 306, tokens: 140001, toolCalls: 186 },
     ]);
     expect(value(await first.dispatch('deleteSession', { sessionId: sessions[0].id }))).toEqual({ deleted: true });
     await first.close();
