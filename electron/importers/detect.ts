@@ -66,6 +66,8 @@ export function detectDocument(doc: unknown, fileName: string): FormatName | nul
     if (isObj(h0) && typeof h0.role === 'string') return 'swe-agent';
     return 'trajectory' in doc ? 'swe-agent' : 'openhands';
   }
+  // An older SWE-agent file without `history`: steps of {action, observation, response}.
+  if (Array.isArray(doc.trajectory) && isObj(doc.trajectory[0]) && typeof doc.trajectory[0].action === 'string' && 'observation' in doc.trajectory[0]) return 'swe-agent';
   if (Array.isArray(doc.conversations)) return 'sharegpt';
   if (Array.isArray(doc.messages)) return looksAnthropic(doc) ? 'anthropic' : 'openai';
   return null;
