@@ -142,7 +142,9 @@ describe('bad input leaves the database unchanged', () => {
   it('rejects a missing file and a directory', () => {
     const missing = path.join(dir, 'nope.jsonl');
     expect(failing(() => importFiles(db, [missing])).message).toBe(`nope.jsonl: file not found (${missing}): expected a transcript file`);
-    expect(failing(() => importFiles(db, [dir])).message).toBe(`${path.basename(dir)}: ${dir} is a directory: expected a transcript file`);
+    // A folder imports the transcripts under it; one with none is an error naming it.
+    const empty = fs.mkdtempSync(path.join(dir, 'empty-'));
+    expect(failing(() => importFiles(db, [empty])).message).toBe(`${path.basename(empty)}: no transcript files in the folder ${empty}: expected .jsonl, .json or .traj files`);
   });
 
   it('writes nothing when a later file of the same import is bad', () => {
