@@ -31,8 +31,9 @@ import { z } from 'zod';
 import type { ContentBlock } from '../../shared/model/turn.js';
 import { anthropicBlocks } from './blocks.js';
 import { ImportError, parseRecord } from './errors.js';
+import { firstRequestTitle, type UserText } from './claude-code-title.js';
 import { anthropicUsage } from './usage.js';
-import { baseTitle, titleFrom, type ImportedCallUsage, type ImportedExternalCompaction, type ImportedSessionTurn, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
+import { baseTitle, type ImportedCallUsage, type ImportedExternalCompaction, type ImportedSessionTurn, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
 const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
 
@@ -83,6 +84,8 @@ interface RecordNode {
   agentId: string | null;
   rec: CcRecord;
   message?: CcMessage;
+  /** An isMeta user record's text (its start), for the title rule: a local-command caveat. */
+  metaText?: string;
 }
 
 // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC; matching it is the point
@@ -143,6 +146,18 @@ function treeOrder(nodes: RecordNode[]): RecordNode[] {
   return out;
 }
 
+/** The start of an isMeta user record's text (only the title rule reads it). */
+function metaTextOf(value: unknown): string {
+  const message = (value as { message?: { content?: unknown } }).message;
+  const content = message?.content;
+  if (typeof content === 'string') return content.slice(0, 400);
+  if (Array.isArray(content)) {
+    const first = content.find((b): b is { text: string } => b !== null && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string');
+    return first ? first.text.slice(0, 400) : '';
+  }
+  return '';
+}
+
 function textOf(content: CcMessage['content']): string {
   if (typeof content === 'string') return content;
   if (!content) return '';
@@ -152,20 +167,17 @@ function textOf(content: CcMessage['content']): string {
     .join('\n');
 }
 
-/** A readable title from a prompt: a slash command as "/name args", other XML-ish wrappers removed. */
-function promptTitle(text: string): string {
-  const command = /<command-name>([^<]*)<\/command-name>/.exec(text)?.[1]?.trim();
-  if (command) return titleFrom(`${command} ${/<command-args>([^<]*)<\/command-args>/.exec(text)?.[1]?.trim() ?? ''}`);
-  return titleFrom(text.replace(/<\/?[a-z][a-z0-9-]*>/gi, ' '));
-}
-
 interface BuiltSession {
   turns: ImportedSessionTurn[];
   externalCompactions: ImportedExternalCompaction[];
   skipped: Record<string, number>;
-  firstPrompt: string | null;
+  /** The session's first real request as a title (claude-code-title.ts), or null. */
+  requestTitle: string | null;
   models: string[];
 }
+
+/** How many user messages the title rule looks at: the first request is near the start. */
+const TITLE_LOOKAHEAD = 200;
 
 function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
   const turns: ImportedSessionTurn[] = [];
@@ -179,7 +191,7 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
   const models = new Set<string>();
   let pendingBoundary: RecordNode | null = null;
   let spanStart = 0;
-  let firstPrompt: string | null = null;
+  const userTexts: UserText[] = [];
 
   const closeCompaction = (summaryText: string, boundary: RecordNode | null, summaryNode: RecordNode | null): void => {
     const meta = boundary?.rec.compactMetadata;
@@ -200,6 +212,7 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
     switch (node.kind) {
       case 'noise':
         skipped[node.noiseLabel!] = (skipped[node.noiseLabel!] ?? 0) + 1;
+        if (node.metaText !== undefined && userTexts.length < TITLE_LOOKAHEAD) userTexts.push({ text: node.metaText, isMeta: true });
         break;
       case 'boundary':
         if (pendingBoundary) closeCompaction('', pendingBoundary, null);
@@ -238,9 +251,9 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
           break;
         }
         const blocks = anthropicBlocks(msg.content);
-        if (firstPrompt === null) {
+        if (userTexts.length < TITLE_LOOKAHEAD) {
           const t = textOf(msg.content).trim();
-          if (t.length > 0) firstPrompt = t;
+          if (t.length > 0) userTexts.push({ text: t, isMeta: false });
         }
         if (mergeParallelResults(turns, blocks, toolUseTurn)) {
           if (node.uuid) turns[turns.length - 1].sourceIds.push(node.uuid);
@@ -257,7 +270,7 @@ function buildTurns(nodes: RecordNode[], file: string): BuiltSession {
   }
   // A boundary whose summary record never came (a session cut off while compacting).
   if (pendingBoundary) closeCompaction('', pendingBoundary, null);
-  return { turns, externalCompactions: compactions, skipped, firstPrompt, models: [...models] };
+  return { turns, externalCompactions: compactions, skipped, requestTitle: firstRequestTitle(userTexts), models: [...models] };
 }
 
 /**
@@ -287,8 +300,11 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
   const nodes: RecordNode[] = [];
   const titles: Array<{ summary: string; leafUuid: string | null }> = [];
   const facts: Record<string, string> = {};
+  /** Task tool_use id -> the agent that ran it (`toolUseResult.agentId` on the answering record). */
+  const taskAgents: Record<string, string> = {};
   for (const { line, value } of input.records) {
     const rec = parseRecord(RecordSchema, value, ctx.fileName, 'a Claude Code record (an object with a string "type")', line);
+    if (rec.type === 'user' && !rec.isSidechain) collectTaskAgent(value, taskAgents);
     if (rec.type === 'summary') {
       if (typeof rec.summary === 'string') titles.push({ summary: rec.summary, leafUuid: rec.leafUuid ?? null });
       continue;
@@ -313,6 +329,7 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
       // Noise keeps only what ordering needs: progress records are most of a file.
       rec: kind === 'noise' ? { type: rec.type } : rec,
       message,
+      metaText: rec.type === 'user' && rec.isMeta ? metaTextOf(value) : undefined,
     });
   }
   if (nodes.length === 0 && titles.length === 0) throw new ImportError(ctx.fileName, 'no Claude Code records: expected JSONL lines with "type" user / assistant');
@@ -329,7 +346,7 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
   // Claude Code's /resume list does; summaries of other sessions (old files start with
   // the summaries of the conversations they continue) are kept in metadata only.
   const ownTitles = titles.filter((t) => t.leafUuid !== null && uuids.has(t.leafUuid));
-  const title = ownTitles.at(-1)?.summary ?? opts.titleHint ?? (main.firstPrompt ? promptTitle(main.firstPrompt) : (titles.at(-1)?.summary ?? baseTitle(ctx.fileName)));
+  const title = ownTitles.at(-1)?.summary ?? opts.titleHint ?? (main.requestTitle ?? titles.at(-1)?.summary ?? baseTitle(ctx.fileName));
   const agentId = agentFile ? (conversational.find((n) => n.agentId)?.agentId ?? null) : null;
 
   const session: ImportedSession = {
@@ -338,10 +355,22 @@ export function importClaudeCode(input: ParsedInput, ctx: ImporterContext, opts:
     turns: main.turns,
     externalCompactions: main.externalCompactions,
     agentId,
-    metadata: { ...facts, skipped: main.skipped, models: main.models, ...(titles.length > 0 ? { summaries: [...new Set(titles.map((t) => t.summary))] } : {}) },
+    metadata: { ...facts, ...(Object.keys(taskAgents).length > 0 ? { taskAgents } : {}), skipped: main.skipped, models: main.models, ...(titles.length > 0 ? { summaries: [...new Set(titles.map((t) => t.summary))] } : {}) },
     children: agentFile ? [] : sidechainSessions(ordered, ctx),
   };
   return [session];
+}
+
+/** A Task call's answer names the agent it ran: `toolUseResult.agentId` beside the tool_result block. */
+function collectTaskAgent(value: unknown, into: Record<string, string>): void {
+  const v = value as { toolUseResult?: unknown; message?: { content?: unknown } };
+  const result = v.toolUseResult;
+  if (result === null || typeof result !== 'object' || typeof (result as { agentId?: unknown }).agentId !== 'string') return;
+  const content = v.message?.content;
+  if (!Array.isArray(content)) return;
+  for (const b of content as Array<{ type?: unknown; tool_use_id?: unknown }>) {
+    if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string') into[b.tool_use_id] = (result as { agentId: string }).agentId;
+  }
 }
 
 /** Inline sidechain lines grouped per agent (agentId, else the chain's root record). */
@@ -387,7 +416,7 @@ function sidechainSessions(ordered: RecordNode[], ctx: ImporterContext): Importe
       ctx.fileName,
     );
     children.push({
-      title: built.firstPrompt ? promptTitle(built.firstPrompt) : `Subagent ${agentId}`,
+      title: built.requestTitle ?? `Subagent ${agentId}`,
       format: 'claude-code',
       turns: built.turns,
       externalCompactions: built.externalCompactions,

@@ -2,6 +2,7 @@
  * Format auto-detection from the file extension and a peek at the content (the first
  * JSONL record, or the parsed document's shape). `--format` skips all of this.
  */
+import { isTauBenchRecord } from './tau-bench-shape.js';
 import { FORMATS, type FormatName } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -32,6 +33,7 @@ function isOpenHandsEvent(v: unknown): boolean {
 /** The format of one JSONL record (the file's first), or null. */
 export function detectJsonlRecord(first: unknown): FormatName | null {
   if (!isObj(first)) return null;
+  if (isTauBenchRecord(first)) return 'tau-bench';
   if (typeof first.type === 'string' && CODEX_TYPES.has(first.type) && 'payload' in first) return 'codex';
   // Codex before the {type, payload} wrapper: a meta line with id, timestamp and instructions.
   if (typeof first.id === 'string' && typeof first.timestamp === 'string' && 'instructions' in first) return 'codex';
@@ -52,6 +54,7 @@ export function detectDocument(doc: unknown, fileName: string): FormatName | nul
   if (Array.isArray(doc)) {
     const first = doc[0];
     if (!isObj(first)) return null;
+    if (isTauBenchRecord(first)) return 'tau-bench';
     if (typeof first.role === 'string') return 'openai';
     if (Array.isArray(first.conversations)) return 'sharegpt';
     if (Array.isArray(first.messages)) return looksAnthropic(first) ? 'anthropic' : 'openai';
@@ -60,12 +63,15 @@ export function detectDocument(doc: unknown, fileName: string): FormatName | nul
     return null;
   }
   if (!isObj(doc)) return null;
+  if (isTauBenchRecord(doc)) return 'tau-bench';
   if (Array.isArray(doc.history)) {
     const h0 = doc.history[0];
     if (isOpenHandsEvent(h0)) return 'openhands';
     if (isObj(h0) && typeof h0.role === 'string') return 'swe-agent';
     return 'trajectory' in doc ? 'swe-agent' : 'openhands';
   }
+  // An older SWE-agent file without `history`: steps of {action, observation, response}.
+  if (Array.isArray(doc.trajectory) && isObj(doc.trajectory[0]) && typeof doc.trajectory[0].action === 'string' && 'observation' in doc.trajectory[0]) return 'swe-agent';
   if (Array.isArray(doc.conversations)) return 'sharegpt';
   if (Array.isArray(doc.messages)) return looksAnthropic(doc) ? 'anthropic' : 'openai';
   return null;

@@ -1,24 +1,35 @@
 /**
  * The import entry points used by the CLI, the services (window) and the demo:
- * `importFiles(db, paths, opts)` and `importText(db, fileName, text, opts)`.
+ * `importFiles(db, paths, opts)` (files and folders on disk), `importTexts(db, files, opts)`
+ * (several files handed over in memory, named by their relative paths) and
+ * `importText(db, fileName, text, opts)`. Files on disk and in memory go through the same
+ * planner (which subagent file belongs to which session: subagents.ts) and the same
+ * transaction body: they differ only in how a file's bytes, first line and `.meta.json`
+ * sidecar are read (`SourceFile`).
  *
  * - One transaction per call: any error (bad line 90,000 of the third file) leaves
  *   the database exactly as it was.
  * - Duplicates: the sha256 of the bytes is checked before parsing; content already in
  *   the store is reported with `duplicate: true`, not imported again.
  * - Claude Code subagent files given together with their session file (or found
- *   beside it on disk) become child sessions of it.
+ *   beside it on disk) become child sessions of it; Task calls and the compaction agent
+ *   are then linked (claude-code-links.ts).
+ * - A folder imports every transcript under it, recursively (a Claude Code project folder:
+ *   every session with its subagents); files there whose format is not recognised are
+ *   skipped, not errors.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportReport } from '../../shared/contract.js';
 import type { DB } from '../store/db.js';
 import { childSessions, findSessionByHash, getSession, sessionInfoOf } from '../store/sessions.js';
 import { DEFAULT_TOKENIZER, type TokenizerName } from '../tokenizer.js';
 import { ImportError } from './errors.js';
+import { linkClaudeCodeChildren } from './claude-code-links.js';
 import { inspectFile, inspectText, type FileFacts } from './source.js';
 import type { ImportedSession } from './types.js';
-import { readFile, readText, type ReadOptions } from './read.js';
-import { agentIdFromName, discoverSubagentFiles, isAgentFile, parentAmong, readAgentMeta } from './subagents.js';
+import { readFile, readText, type ReadOptions, type ReadResult } from './read.js';
+import { agentIdFromName, agentMetaPath, discoverSubagentFiles, isAgentFile, parseAgentMeta, parentAmong, readAgentMeta, transcriptsUnder } from './subagents.js';
 import { SessionWriter } from './writer.js';
 
 export { ImportError, isImportError } from './errors.js';
@@ -57,98 +68,178 @@ function writeAll(writer: SessionWriter, db: DB, sessions: ImportedSession[], so
   });
 }
 
-interface PlannedFile {
-  path: string;
+/**
+ * One file to import, wherever its bytes are. `key` is what the subagent planner compares
+ * (an absolute path on disk, the relative name of a file sent by the window); `name` the
+ * display name stored with the session.
+ */
+interface SourceFile {
+  key: string;
   name: string;
   facts: FileFacts;
-  children: Array<{ path: string; name: string; facts: FileFacts }>;
+  /** Found by walking a folder: a file of no known format is skipped, not an error. */
+  optional: boolean;
+  read(opts: ReadOptions): ReadResult;
+  /** The subagent's `.meta.json` sidecar, parsed, or null. */
+  agentMeta(): Record<string, unknown> | null;
 }
 
-/** Inspects every file first (missing / binary / empty fail before any write) and groups subagent files. */
-function planFiles(paths: readonly string[], opts: ImportOptions): PlannedFile[] {
-  const absolute = paths.map((p) => path.resolve(p));
-  const inspect = (p: string): FileFacts => inspectFile(p, path.basename(p));
-  const facts = new Map(absolute.map((p) => [p, inspect(p)] as const));
+interface PlannedFile {
+  file: SourceFile;
+  children: SourceFile[];
+}
+
+/**
+ * Groups subagent files under their session files: those given together (parentAmong), and
+ * with discovery on, those found beside a session file on disk (`discover`).
+ */
+function planSources(sources: readonly SourceFile[], lineOf: ((key: string) => string) | undefined, discover: (s: SourceFile) => SourceFile[]): PlannedFile[] {
+  const keys = sources.map((s) => s.key);
   const parentOf = new Map<string, string>();
-  for (const p of absolute) {
-    if (!isAgentFile(p)) continue;
-    const parent = parentAmong(p, absolute);
-    if (parent) parentOf.set(p, parent);
+  for (const s of sources) {
+    if (!isAgentFile(s.key)) continue;
+    const parent = parentAmong(s.key, keys, lineOf);
+    if (parent) parentOf.set(s.key, parent);
   }
   const planned: PlannedFile[] = [];
-  for (const p of absolute) {
-    if (parentOf.has(p)) continue;
-    const children = absolute.filter((c) => parentOf.get(c) === p);
-    if (opts.discoverSubagents !== false) {
-      for (const found of discoverSubagentFiles(p)) if (!children.includes(found)) children.push(found);
-    }
-    planned.push({
-      path: p,
-      name: path.basename(p),
-      facts: facts.get(p)!,
-      children: children.map((c) => ({ path: c, name: path.basename(c), facts: facts.get(c) ?? inspect(c) })),
-    });
+  for (const s of sources) {
+    if (parentOf.has(s.key)) continue;
+    const children = sources.filter((c) => parentOf.get(c.key) === s.key);
+    for (const found of discover(s)) if (!children.some((c) => c.key === found.key)) children.push(found);
+    planned.push({ file: s, children });
   }
   return planned;
 }
 
-/**
- * Imports files from disk in one transaction. Returns every session written or found
- * as a duplicate (parents before their children), in the order of `paths`.
- */
-export function importFiles(db: DB, paths: readonly string[], opts: ImportOptions = {}): ImportReport {
-  if (paths.length === 0) throw new ImportError('(no file)', 'nothing to import: expected at least one file');
+function isUnknownFormat(e: unknown): boolean {
+  return e instanceof ImportError && /unknown format:/.test(e.message);
+}
+
+/** The transaction body shared by every entry point: dedupe, read, attach subagents, link, write. */
+function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptions): ImportReport {
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
-  const planned = planFiles(paths, opts);
   const out: ImportedSessionInfo[] = [];
   db.transaction(() => {
     const writer = new SessionWriter(db, tokenizer, new Date().toISOString());
-    for (const file of planned) {
+    for (const { file, children } of planned) {
       const existing = findSessionByHash(db, file.facts.hash);
       if (existing !== null) {
         reportTree(db, existing, true, out);
         continue;
       }
-      const { format, sessions } = readFile(file.path, file.name, file.facts.size, readOptions(opts));
+      let result: ReadResult;
+      try {
+        result = file.read(readOptions(opts));
+      } catch (e) {
+        // Detection fails before anything is read into the store: safe to skip.
+        if (file.optional && isUnknownFormat(e)) continue;
+        throw e;
+      }
+      const { format, sessions } = result;
       if (format === 'claude-code' && sessions.length > 0) {
-        for (const child of file.children) {
-          const meta = readAgentMeta(child.path);
+        for (const child of children) {
+          const meta = child.agentMeta();
           const description = typeof meta?.description === 'string' ? meta.description : undefined;
-          const [session] = readFile(child.path, child.name, child.facts.size, { ...readOptions(opts), format: 'claude-code', titleHint: description }).sessions;
+          const [session] = child.read({ ...readOptions(opts), format: 'claude-code', titleHint: description }).sessions;
           session.sourceFile = child.name;
           session.sourceHash = child.facts.hash;
-          session.agentId ??= agentIdFromName(child.path);
+          session.agentId ??= agentIdFromName(child.key);
           if (meta) session.metadata = { ...session.metadata, agentMeta: meta };
           (sessions[0].children ??= []).push(session);
         }
+        for (const s of sessions) linkClaudeCodeChildren(s);
         writeAll(writer, db, sessions, file.name, file.facts.hash, out);
         continue;
       }
       writeAll(writer, db, sessions, file.name, file.facts.hash, out);
       // Not a Claude Code session: its "subagent" files are imported on their own.
-      for (const child of file.children) {
+      for (const child of children) {
         if (findSessionByHash(db, child.facts.hash) !== null) continue;
-        writeAll(writer, db, readFile(child.path, child.name, child.facts.size, readOptions(opts)).sessions, child.name, child.facts.hash, out);
+        writeAll(writer, db, child.read(readOptions(opts)).sessions, child.name, child.facts.hash, out);
       }
     }
   })();
   return { sessions: out };
+}
+
+function diskSource(p: string, optional: boolean): SourceFile {
+  const name = path.basename(p);
+  const facts = inspectFile(p, name);
+  return { key: p, name, facts, optional, read: (o) => readFile(p, name, facts.size, o), agentMeta: () => readAgentMeta(p) };
+}
+
+/** Files as given, folders as every transcript under them (recursively). */
+function expandPaths(paths: readonly string[]): Array<{ path: string; optional: boolean }> {
+  const out: Array<{ path: string; optional: boolean }> = [];
+  const seen = new Set<string>();
+  for (const p of paths.map((x) => path.resolve(x))) {
+    let isDir = false;
+    try {
+      isDir = fs.statSync(p).isDirectory();
+    } catch {
+      // Missing: inspectFile reports it with the file's name.
+    }
+    if (!isDir) {
+      // A file given twice is reported twice (new, then duplicate), as before folders existed.
+      out.push({ path: p, optional: false });
+      seen.add(p);
+      continue;
+    }
+    const found = transcriptsUnder(p);
+    if (found.length === 0) throw new ImportError(path.basename(p), `no transcript files in the folder ${p}: expected .jsonl, .json or .traj files`);
+    for (const f of found) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      out.push({ path: f, optional: true });
+    }
+  }
+  return out;
+}
+
+/**
+ * Imports files and folders from disk in one transaction. Returns every session written or
+ * found as a duplicate (parents before their children), in the order of `paths`.
+ */
+export function importFiles(db: DB, paths: readonly string[], opts: ImportOptions = {}): ImportReport {
+  if (paths.length === 0) throw new ImportError('(no file)', 'nothing to import: expected at least one file');
+  // Every file is inspected first: missing / binary / empty fail before any write.
+  const sources = expandPaths(paths).map((e) => diskSource(e.path, e.optional));
+  const planned = planSources(sources, undefined, (s) => (opts.discoverSubagents === false ? [] : discoverSubagentFiles(s.key).map((c) => sources.find((x) => x.key === c) ?? diskSource(c, false))));
+  return writePlanned(db, planned, opts);
+}
+
+/** A file handed over in memory: its relative path (`project/<session>/subagents/agent-x.jsonl`) and text. */
+export interface TextFile {
+  fileName: string;
+  text: string;
+}
+
+/**
+ * Imports several files handed over in memory (a multi-file pick, a dropped folder) in one
+ * transaction, linking subagent files to their session file exactly as `importFiles` does
+ * for paths: `fileName`s are relative paths, `.meta.json` sidecars are read, not imported.
+ */
+export function importTexts(db: DB, files: readonly TextFile[], opts: ImportOptions = {}): ImportReport {
+  if (files.length === 0) throw new ImportError('(no file)', 'nothing to import: expected at least one file');
+  const byKey = new Map(files.map((f) => [path.posix.normalize(f.fileName.replace(/\\/g, '/')), f.text] as const));
+  const sources: SourceFile[] = [];
+  for (const [key, text] of byKey) {
+    if (/\.meta\.json$/i.test(key)) continue;
+    const name = path.posix.basename(key);
+    sources.push({ key, name, facts: inspectText(text, name), optional: false, read: (o) => readText(text, name, o), agentMeta: () => parseAgentMeta(byKey.get(agentMetaPath(key)) ?? null) });
+  }
+  if (sources.length === 0) throw new ImportError('(no file)', 'nothing to import: only .meta.json sidecars, expected transcript files');
+  const lineOf = (key: string): string => {
+    const text = byKey.get(key) ?? '';
+    const nl = text.indexOf('\n');
+    return nl === -1 ? text : text.slice(0, nl);
+  };
+  return writePlanned(db, planSources(sources, lineOf, () => []), opts);
 }
 
 /** Imports text handed over in memory (window file input, drag-and-drop, browser mode). */
 export function importText(db: DB, fileName: string, text: string, opts: ImportOptions = {}): ImportReport {
   const name = path.basename(fileName);
   const facts = inspectText(text, name);
-  const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
-  const out: ImportedSessionInfo[] = [];
-  db.transaction(() => {
-    const existing = findSessionByHash(db, facts.hash);
-    if (existing !== null) {
-      reportTree(db, existing, true, out);
-      return;
-    }
-    const { sessions } = readText(text, name, readOptions(opts));
-    writeAll(new SessionWriter(db, tokenizer, new Date().toISOString()), db, sessions, name, facts.hash, out);
-  })();
-  return { sessions: out };
+  return writePlanned(db, [{ file: { key: name, name, facts, optional: false, read: (o) => readText(text, name, o), agentMeta: () => null }, children: [] }], opts);
 }

@@ -6,6 +6,7 @@ import { openaiImporter } from './openai.js';
 import { openhandsImporter } from './openhands.js';
 import { sharegptImporter } from './sharegpt.js';
 import { sweAgentImporter } from './swe-agent.js';
+import { tauBenchImporter } from './tau-bench.js';
 import type { FormatName, Importer } from './types.js';
 
 export const IMPORTERS: Record<FormatName, Importer> = {
@@ -16,6 +17,7 @@ export const IMPORTERS: Record<FormatName, Importer> = {
   'swe-agent': sweAgentImporter,
   sharegpt: sharegptImporter,
   codex: codexImporter,
+  'tau-bench': tauBenchImporter,
 };
 
 export { FORMATS, isFormatName, type FormatName, type ImportedSession, type ImportedExternalCompaction } from './types.js';

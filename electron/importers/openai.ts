@@ -10,6 +10,7 @@ import type { ImportedTurn } from '../../shared/model/turn.js';
 import { OpenAIMessageSchema, openaiTurn, type OpenAIMessage } from './blocks.js';
 import { ImportError, parseRecord } from './errors.js';
 import type { JsonlRecord } from './source.js';
+import { isTauBenchRecord } from './tau-bench-shape.js';
 import { openaiMessageUsage } from './usage.js';
 import { baseTitle, titleFrom, type ImportedSession, type ImportedSessionTurn, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
@@ -21,7 +22,6 @@ function firstUserText(turn: ImportedTurn): string | null {
   return null;
 }
 
-/** A session over a message list already in memory. `where` names the list in errors. */
 /** The canonical turn of one message, with the usage of its call when the message reports one. */
 function messageTurn(msg: OpenAIMessage, sourceId: string): ImportedSessionTurn {
   const turn: ImportedSessionTurn = openaiTurn(msg, sourceId);
@@ -30,7 +30,8 @@ function messageTurn(msg: OpenAIMessage, sourceId: string): ImportedSessionTurn 
   return turn;
 }
 
-function sessionFromMessages(messages: unknown[], ctx: ImporterContext, where: string, title?: string): ImportedSession {
+/** A session over a message list already in memory. `where` names the list in errors. */
+export function sessionFromMessages(messages: unknown[], ctx: ImporterContext, where: string, title?: string): ImportedSession {
   const turns: ImportedSessionTurn[] = [];
   let prompt: string | null = null;
   messages.forEach((m, i) => {
@@ -67,9 +68,18 @@ function streamedSession(records: Iterable<JsonlRecord>, ctx: ImporterContext): 
   return session;
 }
 
+/** tau-bench results ({task_id, reward, traj}) hold OpenAI messages but are their own format. */
+function tauBenchMisuse(v: unknown, ctx: ImporterContext, line?: number): void {
+  const first = Array.isArray(v) ? v[0] : v;
+  if (isTauBenchRecord(first)) {
+    throw new ImportError(ctx.fileName, 'this is a tau-bench results file ({task_id, reward, traj: [OpenAI messages]} records), not bare OpenAI messages: import it with --format tau-bench (or without --format: it is detected)', line);
+  }
+}
+
 export function importOpenAI(input: ParsedInput, ctx: ImporterContext): ImportedSession[] {
   if (input.kind === 'jsonl') {
     const first = input.records.peek();
+    if (first) tauBenchMisuse(first.value, ctx, first.line);
     if (first && hasMessages(first.value)) {
       // JSONL of conversations: one session per line.
       const out: ImportedSession[] = [];
@@ -82,6 +92,7 @@ export function importOpenAI(input: ParsedInput, ctx: ImporterContext): Imported
     return [streamedSession(input.records, ctx)];
   }
   const doc = input.value;
+  tauBenchMisuse(doc, ctx);
   if (Array.isArray(doc)) {
     if (doc.length > 0 && doc.every(hasMessages)) return doc.map((c, i) => sessionFromMessages(c.messages, ctx, `[${i}].messages`, typeof c.title === 'string' ? c.title : undefined));
     if (doc.length === 0) throw new ImportError(ctx.fileName, 'the message array is empty: expected at least one OpenAI chat message');

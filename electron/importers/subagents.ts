@@ -47,19 +47,23 @@ function firstLine(filePath: string, maxBytes = 64 * 1024): string {
   }
 }
 
-function sessionIdInside(agentPath: string): string | null {
-  return /"sessionId"\s*:\s*"([^"]+)"/.exec(firstLine(agentPath))?.[1] ?? null;
+function sessionIdInside(agentPath: string, lineOf: (p: string) => string = firstLine): string | null {
+  return /"sessionId"\s*:\s*"([^"]+)"/.exec(lineOf(agentPath))?.[1] ?? null;
 }
 
-/** The session file a subagent file belongs to, among `candidates` (absolute paths). */
-export function parentAmong(agentPath: string, candidates: readonly string[]): string | null {
+/**
+ * The session file a subagent file belongs to, among `candidates` (absolute paths, or the
+ * relative names of files handed over in memory). `lineOf` reads a candidate's first line
+ * (from disk by default; from the text for in-memory files).
+ */
+export function parentAmong(agentPath: string, candidates: readonly string[], lineOf: (p: string) => string = firstLine): string | null {
   const dir = path.dirname(agentPath);
   const base = path.basename(agentPath);
   let expected: string | null = null;
   if (path.basename(dir) === 'subagents') expected = `${path.dirname(dir)}.jsonl`;
   else if (base.includes(`${FLAT_MARK}agent-`)) expected = path.join(dir, `${base.slice(0, base.indexOf(FLAT_MARK))}.jsonl`);
   if (expected) return candidates.includes(expected) ? expected : null;
-  const sessionId = sessionIdInside(agentPath);
+  const sessionId = sessionIdInside(agentPath, lineOf);
   if (!sessionId) return null;
   return candidates.find((c) => c !== agentPath && path.dirname(c) === dir && sessionIdOfName(c) === sessionId && !isAgentFile(c)) ?? null;
 }
@@ -94,9 +98,42 @@ export function discoverSubagentFiles(sessionPath: string): string[] {
   return found;
 }
 
-/** `<agent>.meta.json` beside a subagent file: { agentType, description, ... } or null. */
+/** The `.meta.json` sidecar path of a subagent file. */
+export function agentMetaPath(agentPath: string): string {
+  return agentPath.replace(/\.jsonl$/, '.meta.json');
+}
+
+/** A `.meta.json` sidecar's text as { agentType, description, ... }, or null. */
+export function parseAgentMeta(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A transcript by its name: JSONL / JSON / .traj, not a subagent `.meta.json` sidecar. */
+export function isTranscriptName(name: string): boolean {
+  return /\.(jsonl|ndjson|json|traj)$/i.test(name) && !/\.meta\.json$/i.test(name);
+}
+
+/** Every transcript file under a folder, recursively, in a stable (path) order; dot-folders and node_modules skipped. */
+export function transcriptsUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...transcriptsUnder(p));
+    else if (entry.isFile() && isTranscriptName(entry.name)) out.push(p);
+  }
+  return out;
+}
+
+/** `<agent>.meta.json` beside a subagent file on disk: { agentType, description, ... } or null. */
 export function readAgentMeta(agentPath: string): Record<string, unknown> | null {
-  const metaPath = agentPath.replace(/\.jsonl$/, '.meta.json');
+  const metaPath = agentMetaPath(agentPath);
   try {
     const value: unknown = JSON.parse(fs.readFileSync(metaPath, 'utf8'));
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;

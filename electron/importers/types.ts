@@ -7,7 +7,7 @@ import type { ImportedTurn } from '../../shared/model/turn.js';
 import type { ModelCallUsage } from '../../shared/usage/types.js';
 import type { JsonlRecord, Peekable } from './source.js';
 
-export const FORMATS = ['claude-code', 'openai', 'anthropic', 'openhands', 'swe-agent', 'sharegpt', 'codex'] as const;
+export const FORMATS = ['claude-code', 'openai', 'anthropic', 'openhands', 'swe-agent', 'sharegpt', 'codex', 'tau-bench'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
 export function isFormatName(s: string): s is FormatName {

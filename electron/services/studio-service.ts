@@ -15,7 +15,7 @@ import { deleteSession } from '../store/sessions.js';
 import { listTurns, searchTurns } from '../store/turns.js';
 import { failStaleRuns, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
-import { importFiles, importText } from '../importers/import.js';
+import { importFiles, importText, importTexts } from '../importers/import.js';
 import { exportFor, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
@@ -106,9 +106,10 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       return report;
     },
     importTexts: async ({ files, format }) => {
-      const sessions = files.flatMap((f) => importText(db, f.fileName, f.text, { format, tokenizer: settings().tokenizer }).sessions);
+      // One transaction; subagent files link to their session file as the CLI links them.
+      const report = importTexts(db, files, { format, tokenizer: settings().tokenizer });
       emit({ type: 'sessions-changed' });
-      return { sessions };
+      return report;
     },
     importPaths: async ({ paths, format }) => {
       const report = importFiles(db, paths, { format, tokenizer: settings().tokenizer });

@@ -18,7 +18,7 @@ export const FIXTURES = path.join(ROOT, 'test/fixtures');
  * The folders of real, MIT-licensed transcripts. `test/fixtures/codex/` is hand-written and
  * tested on its own (import-formats.test.ts), so it is not among them.
  */
-export const REAL_FIXTURE_FORMATS = ['claude-code', 'openai', 'openhands', 'swe-agent'] as const;
+export const REAL_FIXTURE_FORMATS = ['claude-code', 'openai', 'openhands', 'swe-agent', 'tau-bench'] as const;
 
 /** A transcript, not a README, LICENSE or subagent .meta.json sidecar (which the importer reads itself). */
 export function isTranscriptFile(name: string): boolean {

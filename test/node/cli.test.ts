@@ -169,7 +169,7 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
     expect(help.stdout.split('\n')[0]).toBe('Usage: compaction-studio <command> [options]');
     const importHelp = await cli(['import', '--help']);
     expect(importHelp.code).toBe(0);
-    expect(importHelp.stdout.split('\n')[0]).toBe('Usage: compaction-studio import <file...> [--format F] [--tokenizer T] [--db PATH] [--json]');
+    expect(importHelp.stdout.split('\n')[0]).toBe('Usage: compaction-studio import <file|folder...> [--format F] [--tokenizer T] [--db PATH] [--json]');
     // The other commands straight through runCli with a bare io (no PATH or HOME in env).
     for (const [name, usage] of [
       ['sessions', 'sessions [--db PATH] [--json]'],
@@ -183,6 +183,22 @@ describe('compaction-studio CLI', { timeout: 180_000 }, () => {
       expect(out.split('\n')[0]).toBe(`Usage: compaction-studio ${usage}`);
       expect(out).toContain('--db PATH');
     }
+  });
+
+  it('imports a folder: every transcript under it, recursively, the same sessions as importing its files', async () => {
+    const folder = path.join(dir, 'cc-folder');
+    fs.cpSync(path.join(ROOT, 'test/fixtures/claude-code'), folder, { recursive: true });
+    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(folder, f));
+    type S = { title: string; format: string; turns: number; toolCalls: number; duplicate: boolean };
+    const shape = (r: Run): Array<Omit<S, 'duplicate'>> => (JSON.parse(r.stdout) as { sessions: S[] }).sessions.map(({ title, format, turns, toolCalls }) => ({ title, format, turns, toolCalls }));
+    const byFolder = await cli(['import', folder, '--db', path.join(dir, 'folder.sqlite'), '--json']);
+    const byFiles = await cli(['import', ...files, '--db', path.join(dir, 'files.sqlite'), '--json']);
+    expect(byFolder.stderr).toBe('');
+    expect(byFolder.code).toBe(0);
+    // 19 transcripts: 8 subagent files (ef958aa1's 6, spotter's 2) become children of their session files, the
+    // 3 coderabbit agents have no session file (top-level), 5c0375b4 has 2 inline sidechains: 11 + 8 + 2 = 21 sessions.
+    expect(shape(byFolder)).toHaveLength(21);
+    expect(shape(byFolder)).toEqual(shape(byFiles));
   });
 
   it('deletes a session with its children', async () => {

@@ -94,16 +94,16 @@ describe('bad input leaves the database unchanged', () => {
     );
 
     const traj = failing(() => importFiles(db, [write('bad.traj', JSON.stringify({ history: 'none' }))]));
-    expect(traj.message).toBe('bad.traj: expected a SWE-agent trajectory ({"history": [...], "info"?}), but history: expected array, received string');
+    expect(traj.message).toBe('bad.traj: expected a SWE-agent trajectory ({"history": [...]} or {"trajectory": [...]}, "info"?), but history: expected array, received string');
   });
 
   it('rejects a file of no known format and suggests --format', () => {
     const e = failing(() => importFiles(db, [write('mystery.json', JSON.stringify({ hello: 'world' }))]));
-    expect(e.message).toBe('mystery.json: unknown format: the JSON document matches none of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex (force one with --format)');
+    expect(e.message).toBe('mystery.json: unknown format: the JSON document matches none of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex, tau-bench (force one with --format)');
     const jsonl = failing(() => importFiles(db, [write('mystery.jsonl', '{"a":1}\n{"a":2}\n')]));
-    expect(jsonl.message).toBe('mystery.jsonl, line 1: unknown format: the first JSONL record matches none of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex (force one with --format)');
+    expect(jsonl.message).toBe('mystery.jsonl, line 1: unknown format: the first JSONL record matches none of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex, tau-bench (force one with --format)');
     const forced = failing(() => importFiles(db, [SMALL_CC], { format: 'gemini' }));
-    expect(forced.message).toBe(`${path.basename(SMALL_CC)}: unknown format "gemini": expected one of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex`);
+    expect(forced.message).toBe(`${path.basename(SMALL_CC)}: unknown format "gemini": expected one of claude-code, openai, anthropic, openhands, swe-agent, sharegpt, codex, tau-bench`);
   });
 
   it('rejects a binary file', () => {
@@ -142,7 +142,9 @@ describe('bad input leaves the database unchanged', () => {
   it('rejects a missing file and a directory', () => {
     const missing = path.join(dir, 'nope.jsonl');
     expect(failing(() => importFiles(db, [missing])).message).toBe(`nope.jsonl: file not found (${missing}): expected a transcript file`);
-    expect(failing(() => importFiles(db, [dir])).message).toBe(`${path.basename(dir)}: ${dir} is a directory: expected a transcript file`);
+    // A folder imports the transcripts under it; one with none is an error naming it.
+    const empty = fs.mkdtempSync(path.join(dir, 'empty-'));
+    expect(failing(() => importFiles(db, [empty])).message).toBe(`${path.basename(empty)}: no transcript files in the folder ${empty}: expected .jsonl, .json or .traj files`);
   });
 
   it('writes nothing when a later file of the same import is bad', () => {

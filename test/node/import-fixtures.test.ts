@@ -105,9 +105,19 @@ const CASES: Array<{ file: string; expected: Expected[] }> = [
     ],
   },
   { file: 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json', expected: [{ format: 'openai', turns: 46, toolCalls: 9, cycles: 9 }] },
+  // tau-bench results records (one session each; counts explained in import-tau-bench.test.ts).
+  {
+    file: 'tau-bench/tau-bench__gpt-4o-airline__records-0-2.json',
+    expected: [
+      { format: 'tau-bench', turns: 32, toolCalls: 8, cycles: 8 },
+      { format: 'tau-bench', turns: 12, toolCalls: 0, cycles: 0 },
+      { format: 'tau-bench', turns: 24, toolCalls: 7, cycles: 7 },
+    ],
+  },
+  { file: 'tau-bench/tau-bench__gpt-4o-airline__record-7.json', expected: [{ format: 'tau-bench', turns: 26, toolCalls: 5, cycles: 5 }] },
   { file: 'swe-agent/SWE-agent__demonstrations__replay__marshmallow-1867__function_calling_replace_from_source.traj', expected: [{ format: 'swe-agent', turns: 28, toolCalls: 13, cycles: 13, title: 'TimeDelta serialization precision' }] },
-  // Classic SWE-agent: commands inside the text, no tool calls.
-  { file: 'swe-agent/SWE-agent__test_data__gpt4__swe-bench-dev-easy__pydicom__pydicom-1458.traj', expected: [{ format: 'swe-agent', turns: 26, toolCalls: 0, cycles: 0 }] },
+  // Classic SWE-agent: each action in the text + the next user message is a tool cycle (12 actions, the last, submit, unanswered).
+  { file: 'swe-agent/SWE-agent__test_data__gpt4__swe-bench-dev-easy__pydicom__pydicom-1458.traj', expected: [{ format: 'swe-agent', turns: 26, toolCalls: 12, cycles: 11 }] },
   // 18 events, 8 of them bookkeeping (state changes, null observations).
   { file: 'openhands/OpenHands__tests_runtime_trajs__basic_gui_mode.json', expected: [{ format: 'openhands', turns: 10, toolCalls: 4, cycles: 4 }] },
   // 49 events: 2 recall events skipped; the final `finish` call has no observation.
@@ -169,8 +179,8 @@ describe('importing every real fixture', () => {
     // The real transcripts: not the README, the LICENSE files, or the hand-written codex/ folder.
     const all = fixtureNames();
     expect(all.filter((f) => !covered.has(f))).toEqual([]);
-    // 19 Claude Code files (+ 6 .meta.json), 1 OpenAI, 2 OpenHands, 2 SWE-agent.
-    expect(all).toHaveLength(24);
+    // 19 Claude Code files (+ 6 .meta.json), 1 OpenAI, 2 OpenHands, 2 SWE-agent, 2 tau-bench.
+    expect(all).toHaveLength(26);
   });
 });
 

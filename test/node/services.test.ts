@@ -81,6 +81,24 @@ describe('importing through the service', () => {
     expect(again.sessions.map((s) => [s.id, s.duplicate])).toEqual([[first.sessions[0].id, true]]);
   });
 
+  it('imports several files sent at once (a dropped project folder) in one call, subagents linked to their session', async () => {
+    const cc = path.join(ROOT, 'test/fixtures/claude-code');
+    const stem = 'claude-code-log__-experiments-worktrees__ef958aa1-0e93-49f0-bb71-150f63befcd1';
+    const files = [
+      { fileName: 'worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl', text: fs.readFileSync(path.join(cc, `${stem}.jsonl`), 'utf8') },
+      ...fs
+        .readdirSync(cc)
+        .filter((f) => f.startsWith(`${stem}__subagents__`))
+        .map((f) => ({ fileName: `worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/${f.split('__subagents__')[1]}`, text: fs.readFileSync(path.join(cc, f), 'utf8') })),
+    ];
+    // 6 agent-*.jsonl and their 6 .meta.json sidecars.
+    expect(files).toHaveLength(13);
+    const report = value<ImportReport>(await service.dispatch('importTexts', { files }));
+    const parent = report.sessions[0];
+    expect(report.sessions).toHaveLength(7);
+    expect(report.sessions.filter((s) => s.parentSessionId === parent.id)).toHaveLength(6);
+  });
+
   it('reports a broken file as import_error naming the file and line, and changes nothing', async () => {
     const sessionsBefore = value<unknown[]>(await service.dispatch('listSessions', {}));
     const result = await service.dispatch('importText', { fileName: 'broken.jsonl', text: '{"type":"user","message":{"role":"user","content":"hi"}}\n{not json\n' });

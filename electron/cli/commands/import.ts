@@ -1,4 +1,4 @@
-/** `import <file...>`: import transcripts into the store. */
+/** `import <file|folder...>`: import transcripts into the store. */
 import path from 'node:path';
 import { importFiles, FORMATS, type ImportedSessionInfo } from '../../importers/import.js';
 import { isTokenizerName, TOKENIZERS } from '../../tokenizer.js';
@@ -11,13 +11,15 @@ export function importJson(s: ImportedSessionInfo): Record<string, unknown> {
 
 export const command: CliCommand = {
   name: 'import',
-  summary: 'Import transcript files (format auto-detected); re-imports are reported as duplicates',
-  usage: 'import <file...> [--format F] [--tokenizer T] [--db PATH] [--json]',
+  summary: 'Import transcript files or folders (format auto-detected); re-imports are reported as duplicates',
+  usage: 'import <file|folder...> [--format F] [--tokenizer T] [--db PATH] [--json]',
   description: [
     `Formats: ${FORMATS.join(', ')}.`,
     'Claude Code subagent files (agent-*.jsonl, <session>/subagents/) given with their',
     'session file, or found beside it, import as child sessions. All files are imported',
-    'in one transaction: on any error nothing is written.',
+    'in one transaction: on any error nothing is written. A folder imports every transcript',
+    'under it, recursively (a Claude Code project folder: every session with its subagents);',
+    'files there of no known format are skipped.',
   ].join('\n'),
   options: {
     format: { type: 'string', valueName: 'F', description: `force a format (${FORMATS.join(', ')})` },
