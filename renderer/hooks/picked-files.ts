@@ -11,14 +11,13 @@ export interface PickedFile {
 }
 
 /**
- * Transcripts only, from a folder: no hidden files (.DS_Store), and not the `.meta.json`
- * sidecars Claude Code writes beside subagent files (`{agentType, description}`): they
- * are no transcripts, and importTexts imports every file it is sent. If the backend comes
- * to read sidecars from importTexts, this is the one line to change.
+ * What a folder sends: transcripts and the `.meta.json` sidecars Claude Code writes beside
+ * subagent files (importTexts reads them to link and describe the subagents, as the CLI
+ * does on disk); no hidden files (.DS_Store) or other extensions.
  */
 function isTranscriptPath(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return !name.startsWith('.') && !/\.meta\.json$/i.test(name) && /\.(jsonl|json)$/i.test(name);
+  return !name.startsWith('.') && /\.(jsonl|json|traj)$/i.test(name);
 }
 
 /** From an `<input type=file>` (with or without `webkitdirectory`). */

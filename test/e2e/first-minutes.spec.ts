@@ -144,10 +144,13 @@ test('an import opens what it imported; a folder imports every session in it', a
   await page.getByTestId('import-folder-input').setInputFiles(project);
   await expect(page.getByTestId('notice-success').filter({ hasText: 'from project/' })).toBeVisible({ timeout: 30_000 });
   const afterFolder = await studio.call<SessionRow[]>('listSessions', {});
-  // Every transcript of the folder became a session (the backend decides which are subagents).
+  // Every transcript of the folder became a session, the subagents linked to their parent as the CLI links them.
   expect(afterFolder.length - afterOne.length).toBe(transcripts);
   const fresh = afterFolder.filter((s) => !afterOne.some((o) => o.id === s.id));
-  const opened = fresh.find((s) => s.parentSessionId === null)!;
+  const parents = fresh.filter((s) => s.parentSessionId === null);
+  expect(parents).toHaveLength(1);
+  const opened = parents[0];
+  expect(fresh.filter((s) => s.parentSessionId === opened.id)).toHaveLength(transcripts - 1);
   await expect(page.locator('.header-session-title')).toHaveText(opened.title);
   await snap(page, '35-folder-imported');
 
