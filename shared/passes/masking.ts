@@ -4,7 +4,7 @@
  * model no longer sees. The replay masks with `maskToolResults` (shared/strategies/masking.ts),
  * which derives the same boundary from the turns and `maskWindow`.
  */
-import { maskBoundaryOf, planMasking, type MaskingParams } from '../strategies/masking.js';
+import { MASK_PLACEHOLDER_TOKENS, maskBoundaryOf, planMasking, type MaskingParams } from '../strategies/masking.js';
 import type { VariantState } from '../strategies/types.js';
 import type { PassFn } from './context.js';
 
@@ -23,7 +23,8 @@ export const maskingPass: PassFn = async (ctx, resolved) => {
     stats: {
       reason: plan.trigger.reason,
       maskBoundary: boundary,
-      toolResultTurnsMasked: span.turnIds.length,
+      // The plan's target is one placeholder per masked turn (masking.ts): the count without listing the ids.
+      toolResultTurnsMasked: span.targetTokens / MASK_PLACEHOLDER_TOKENS,
       tokensMaskedEstimate: span.tokens - Math.min(span.tokens, span.targetTokens),
       plannedTokensAfter: plan.tokensAfter,
     },

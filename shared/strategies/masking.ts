@@ -14,6 +14,7 @@
  * through `maskBoundaryOf`, so the preview and the replay agree.
  */
 import type { ParamSpec } from './params.js';
+import { buildSpanIndex, countBelow, type SpanIndex } from './spans.js';
 import type { StrategyRules } from './strategy.js';
 import { maskedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
@@ -53,68 +54,89 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
  * (`count` when maskWindow is 0), or null when there are at most `maskWindow` tool cycles
  * (nothing to mask). Tool results answering a call at a position < B are masked, so every
  * masked result lies before B except results that arrive late (after newer calls).
- * O(n), one Uint8Array.
+ * O(log n + maskWindow) on the span index's cycle arrays (built once per session; a live
+ * replay's prefixes share them).
  */
 export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number): number | null {
-  const n = turns.length;
-  const isCall = new Uint8Array(n);
-  let calls = 0;
-  for (let i = 0; i < n; i++) {
-    const cs = turns[i].cycleStart;
-    if (cs < turns[i].position && cs >= 0 && isCall[cs] === 0) {
-      isCall[cs] = 1;
-      calls++;
-    }
-  }
+  const ix = buildSpanIndex(turns);
+  const c = ix.cycles;
+  const end = ix.count;
+  // A call counts once one of its results is among the turns.
+  const calls = countBelow(c.firstResultsSorted, end);
   if (calls <= maskWindow) return null;
-  if (maskWindow <= 0) return n;
+  if (maskWindow <= 0) return end;
   let seen = 0;
-  for (let p = n - 1; p >= 0; p--) {
-    if (isCall[p] === 1 && ++seen === maskWindow) return p;
+  for (let k = countBelow(c.callPos, end) - 1; k >= 0; k--) {
+    if (c.callFirstResult[k] < end && ++seen === maskWindow) return c.callPos[k];
   }
   return null; // unreachable: calls > maskWindow
 }
 
-export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams> {
-  const { turns, params } = input;
-  const n = turns.length;
-  let tokensBefore = 0;
-  for (let i = 0; i < n; i++) tokensBefore += turns[i].tokenCount;
-  const boundary = maskBoundaryOf(turns, params.maskWindow);
-
-  const turnIds: number[] = [];
-  let maskedTokens = 0;
-  let maskedChars = 0;
-  let first = -1;
-  let last = -1;
-  if (boundary !== null) {
-    for (let i = 0; i < n; i++) {
-      const t = turns[i];
-      if (t.cycleStart < t.position && t.cycleStart < boundary) {
-        turnIds.push(t.id);
-        maskedTokens += t.tokenCount;
-        maskedChars += t.charCount;
-        if (first < 0) first = t.position;
-        last = t.position;
-      }
+/** The masked result turns for a boundary: counts and sizes from prefix sums, the late results scanned. */
+function maskedResults(turns: readonly TurnMeta[], ix: SpanIndex, boundary: number): { count: number; tokens: number; chars: number; first: number; last: number } {
+  const c = ix.cycles;
+  // Every result before the boundary answers a call before it.
+  let count = c.resultCountPrefix[boundary];
+  let tokens = c.resultTokenPrefix[boundary];
+  let chars = c.resultCharPrefix[boundary];
+  let first = count > 0 ? c.firstResultsSorted[0] : -1;
+  let last = c.lastResultBefore[boundary];
+  // Results that arrive late, among the last maskWindow cycles' turns.
+  for (let r = boundary; r < ix.count; r++) {
+    const t = turns[r];
+    if (t.cycleStart < t.position && t.cycleStart < boundary) {
+      count++;
+      tokens += t.tokenCount;
+      chars += t.charCount;
+      if (first < 0) first = r;
+      last = r;
     }
   }
+  return { count, tokens, chars, first, last };
+}
+
+export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams> {
+  const { turns, params } = input;
+  const ix = buildSpanIndex(turns);
+  const tokensBefore = ix.totalTokens;
+  const boundary = maskBoundaryOf(turns, params.maskWindow);
+  const m = boundary !== null ? maskedResults(turns, ix, boundary) : { count: 0, tokens: 0, chars: 0, first: -1, last: -1 };
   // One span: the masked result turns (a subset of [first, last], like spans that skip system turns).
+  // Their ids are listed only when read (a live replay plans masking before every tool cycle).
+  let ids: number[] | null = null;
+  const listIds = () => {
+    const out: number[] = [];
+    for (let p = m.first; p <= m.last; p++) if (turns[p].cycleStart < turns[p].position && turns[p].cycleStart < boundary!) out.push(turns[p].id);
+    return out;
+  };
   const spans: PlanSpan[] =
-    turnIds.length > 0
-      ? [{ id: 'p0', purpose: 'mask', firstPosition: first, lastPosition: last, turnIds, tokens: maskedTokens, chars: maskedChars, targetTokens: turnIds.length * MASK_PLACEHOLDER_TOKENS }]
+    m.count > 0
+      ? [
+          {
+            id: 'p0',
+            purpose: 'mask',
+            firstPosition: m.first,
+            lastPosition: m.last,
+            get turnIds() {
+              return (ids ??= listIds());
+            },
+            set turnIds(v: number[]) {
+              ids = v;
+            },
+            tokens: m.tokens,
+            chars: m.chars,
+            targetTokens: m.count * MASK_PLACEHOLDER_TOKENS,
+          },
+        ]
       : [];
   // A result turn is counted as all tool output: an estimate; the replay counts exactly.
-  const tokensAfter = tokensBefore - maskedTokens + Math.min(maskedTokens, turnIds.length * MASK_PLACEHOLDER_TOKENS);
+  const tokensAfter = tokensBefore - m.tokens + Math.min(m.tokens, m.count * MASK_PLACEHOLDER_TOKENS);
   return {
     strategy: 'masking',
     params,
     trigger: {
-      compact: turnIds.length > 0,
-      reason:
-        turnIds.length > 0
-          ? `${turnIds.length} tool-result turns older than the last ${params.maskWindow} tool cycles are masked (${maskedTokens} tokens)`
-          : `nothing to mask: at most ${params.maskWindow} tool cycles`,
+      compact: m.count > 0,
+      reason: m.count > 0 ? `${m.count} tool-result turns older than the last ${params.maskWindow} tool cycles are masked (${m.tokens} tokens)` : `nothing to mask: at most ${params.maskWindow} tool cycles`,
     },
     boundaries: boundary !== null ? [{ kind: 'mask-window', position: boundary, label: `tool results of the last ${params.maskWindow} tool cycles kept, older ones masked` }] : [],
     spans,

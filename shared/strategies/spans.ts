@@ -42,6 +42,74 @@ export interface SpanIndex {
   readonly safeAtOrBefore: Int32Array;
   /** [b] = the smallest tool-cycle-safe cut >= b. */
   readonly safeAtOrAfter: Int32Array;
+  /** Tool calls and results of the whole session the index was built over (built on first access; masking reads it). */
+  readonly cycles: CycleIndex;
+}
+
+/**
+ * Where the tool calls and their results are, for prefix queries in O(log n): a *call* is a
+ * position some later turn answers (its cycleStart); a *result* is a turn whose cycleStart
+ * lies before it. Arrays cover the whole session; a query names the prefix end.
+ */
+export interface CycleIndex {
+  /** Positions of the calls, ascending. */
+  readonly callPos: Int32Array;
+  /** [k] = the first result position answering callPos[k]. */
+  readonly callFirstResult: Int32Array;
+  /** callFirstResult sorted ascending: how many calls are answered before a position. */
+  readonly firstResultsSorted: Int32Array;
+  /** Prefix sums over result turns ([i] covers positions [0, i)). */
+  readonly resultCountPrefix: Int32Array;
+  readonly resultTokenPrefix: Float64Array;
+  readonly resultCharPrefix: Float64Array;
+  /** [b] = the last result position < b, or -1. */
+  readonly lastResultBefore: Int32Array;
+}
+
+function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
+  const n = turns.length;
+  const firstResult = new Int32Array(n).fill(-1);
+  const resultCountPrefix = new Int32Array(n + 1);
+  const resultTokenPrefix = new Float64Array(n + 1);
+  const resultCharPrefix = new Float64Array(n + 1);
+  const lastResultBefore = new Int32Array(n + 1);
+  lastResultBefore[0] = -1;
+  let calls = 0;
+  for (let i = 0; i < n; i++) {
+    const t = turns[i];
+    const cs = t.cycleStart;
+    const isResult = cs < t.position && cs >= 0;
+    if (isResult && firstResult[cs] === -1) {
+      firstResult[cs] = i;
+      calls++;
+    }
+    resultCountPrefix[i + 1] = resultCountPrefix[i] + (isResult ? 1 : 0);
+    resultTokenPrefix[i + 1] = resultTokenPrefix[i] + (isResult ? t.tokenCount : 0);
+    resultCharPrefix[i + 1] = resultCharPrefix[i] + (isResult ? t.charCount : 0);
+    lastResultBefore[i + 1] = isResult ? i : lastResultBefore[i];
+  }
+  const callPos = new Int32Array(calls);
+  const callFirstResult = new Int32Array(calls);
+  for (let p = 0, k = 0; p < n; p++) {
+    if (firstResult[p] >= 0) {
+      callPos[k] = p;
+      callFirstResult[k++] = firstResult[p];
+    }
+  }
+  const firstResultsSorted = callFirstResult.slice().sort();
+  return { callPos, callFirstResult, firstResultsSorted, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
+}
+
+/** The number of values in a sorted array that are < x (binary search). */
+export function countBelow(sorted: Int32Array | Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Prefix sums over every turn of one count field. */
@@ -94,6 +162,9 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
     convCountPrefix: full.convCountPrefix,
     safeAtOrBefore: full.safeAtOrBefore,
     safeAtOrAfter: full.safeAtOrAfter,
+    get cycles() {
+      return full.cycles;
+    },
   };
   built.set(prefix, view);
   return view;
@@ -138,6 +209,7 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   for (let b = 0; b <= n; b++) safeAtOrBefore[b] = safeAtOrAfter[b] === b ? b : safeAtOrBefore[b - 1];
   let tokenPrefix: Float64Array | null = null;
   let charPrefix: Float64Array | null = null;
+  let cycles: CycleIndex | null = null;
   return {
     count: n,
     totalTokens,
@@ -147,6 +219,9 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
     },
     get charPrefix() {
       return (charPrefix ??= allTurnsPrefix(turns, 'charCount'));
+    },
+    get cycles() {
+      return (cycles ??= computeCycleIndex(turns));
     },
     convTokenPrefix,
     convCharPrefix,
