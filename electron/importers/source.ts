@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { ImportError } from './errors.js';
+import { escapeControls, excerpt, ImportError } from './errors.js';
 
 /** Largest single record (one JSONL line, or one JSON document) accepted: 64 MiB. */
 export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -196,8 +196,16 @@ export function jsonErrorReason(e: Error, text: string): string {
   const msg = e.message;
   if (/Unexpected end of JSON input|Unterminated string/i.test(msg)) return 'the JSON ends early, the input looks truncated';
   const m = /at position (\d+)/.exec(msg);
-  const base = msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-  if (!m) return base;
+  // V8 quotes the input itself (`Unexpected token 'r', "root:x:0:0"... is not valid JSON`), raw
+  // and of any length when short: that quote goes, a short escaped excerpt of our own replaces it.
+  const base = escapeControls(
+    msg
+      .replace(/\s*in JSON at position \d+.*$/s, '')
+      .replace(/\s*\(line \d+ column \d+\)$/, '')
+      .replace(/, ".*" ?(?:\.\.\.)? is not valid JSON$/s, '')
+      .replace(/\s*at position \d+$/, ''),
+  );
+  if (!m) return `${base} near ${excerpt(text.trimStart(), 24)}`;
   const pos = Number(m[1]);
   let line = 1;
   let lineStart = 0;
@@ -205,7 +213,7 @@ export function jsonErrorReason(e: Error, text: string): string {
     line++;
     lineStart = i + 1;
   }
-  return `${base} at line ${line}, column ${pos - lineStart + 1}`;
+  return `${base} near ${excerpt(text.slice(pos), 24)} at line ${line}, column ${pos - lineStart + 1}`;
 }
 
 /** An iterator that can look at its next item without consuming it (format detection). */
