@@ -28,6 +28,7 @@ export const EXCERPT_CHARS = 80;
 
 /** Control characters escaped the way JSON writes them. */
 export function escapeControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
     if (c === '\n') return '\\n';
     if (c === '\r') return '\\r';
