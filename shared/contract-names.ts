@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'forbidden_origin',
   'method_not_allowed',
   'bad_json',
+  'bad_path',
   'payload_too_large',
   // The window's transport itself (renderer/api/transport.ts).
   'bad_response',

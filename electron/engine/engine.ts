@@ -28,6 +28,7 @@ import type { PassContext, TieredSummary } from '../../shared/passes/context.js'
 import { sqliteVariantStore } from './variant-store.js';
 import { createSummarizer, identityOfSummarizer, isSummarizer, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
+import { redactSecrets } from '../../shared/redact.js';
 
 /** Summarizer calls in flight at once for one pass, unless the caller says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -323,7 +324,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   } catch (err) {
     const cancelled = signal.aborted;
     const status = cancelled ? 'cancelled' : 'failed';
-    const error = cancelled ? 'cancelled' : errorMessage(err);
+    const error = cancelled ? 'cancelled' : redactSecrets(errorMessage(err), 2000);
     let tokensAfter: number | null = null;
     try {
       tokensAfter = seenTokens();

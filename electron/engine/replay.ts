@@ -30,6 +30,7 @@ import { runLive } from '../../shared/replay/live.js';
 import { buildTimeline, firingEvents, replayInputs, type ReplaySource } from '../../shared/replay/timeline.js';
 import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
 import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
+import { redactSecrets } from '../../shared/redact.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
 
 export interface RunReplayOptions {
@@ -156,7 +157,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     return { variantId: variant.id, runId, status: 'completed', timeline, error: null };
   } catch (err) {
     const cancelled = signal.aborted;
-    const error = cancelled ? 'cancelled' : err instanceof Error ? err.message : String(err);
+    const error = cancelled ? 'cancelled' : redactSecrets(err instanceof Error ? err.message : String(err), 2000);
     finishRun(db, runId, cancelled ? 'cancelled' : 'failed', { ...counters, durationMs: Date.now() - started }, error);
     return { variantId: variant.id, runId, status: cancelled ? 'cancelled' : 'failed', timeline: null, error };
   }

@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import type { ContentBlock, ImportedTurn, Role } from '../../shared/model/turn.js';
 import { flattenToolResultContent, openaiImage, parseToolArguments } from './blocks.js';
-import { ImportError, parseRecord } from './errors.js';
+import { excerpt, ImportError, parseRecord } from './errors.js';
 import type { JsonlRecord } from './source.js';
 import { baseTitle, titleFrom, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
@@ -192,7 +192,7 @@ class TurnGatherer {
       }
       default: {
         const _exhaustive: never = item;
-        throw new ImportError(this.fileName, `unhandled Codex item ${JSON.stringify(_exhaustive)}`, line);
+        throw new ImportError(this.fileName, `unhandled Codex item ${excerpt(JSON.stringify(_exhaustive))}`, line);
       }
     }
   }

@@ -23,6 +23,30 @@ export class ImportError extends Error {
   }
 }
 
+/** The most characters of input an error message ever quotes. */
+export const EXCERPT_CHARS = 80;
+
+/** Control characters escaped the way JSON writes them. */
+export function escapeControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * A short, escaped, quoted excerpt of input for an error message: at most EXCERPT_CHARS
+ * characters of it, control characters escaped, "…" when cut. An error never echoes a
+ * file (a path that was not a transcript: /etc/passwd) beyond this.
+ */
+export function excerpt(text: string, max = EXCERPT_CHARS): string {
+  const cut = text.length > max ? text.slice(0, max) : text;
+  return `"${escapeControls(cut.replace(/[\\"]/g, (c) => `\\${c}`))}"${text.length > max ? '…' : ''}`;
+}
+
 export function isImportError(e: unknown): e is ImportError {
   return e instanceof ImportError;
 }

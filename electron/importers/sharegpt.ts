@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ImportedTurn } from '../../shared/model/turn.js';
 import { parseToolArguments } from './blocks.js';
-import { ImportError, parseRecord } from './errors.js';
+import { excerpt, ImportError, parseRecord } from './errors.js';
 import { baseTitle, titleFrom, type ImportedSession, type Importer, type ImporterContext, type ParsedInput } from './types.js';
 
 const ConversationSchema = z.looseObject({
@@ -58,7 +58,7 @@ function conversationSession(value: unknown, ctx: ImporterContext, line?: number
         turns.push({ role: 'tool', blocks: [{ type: 'tool_result', tool_use_id: lastCallId, content: m.value, is_error: false }], sourceIds });
         break;
       default:
-        throw new ImportError(ctx.fileName, `${prefix}conversations[${i}].from is "${m.from}": expected human, gpt, system, function_call or observation`, line);
+        throw new ImportError(ctx.fileName, `${prefix}conversations[${i}].from is ${excerpt(m.from)}: expected human, gpt, system, function_call or observation`, line);
     }
   });
   return { title: prompt ? titleFrom(prompt) : baseTitle(ctx.fileName), format: 'sharegpt', turns, externalCompactions: [], metadata: conv.id !== undefined ? { id: conv.id } : {} };

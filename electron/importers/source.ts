@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { ImportError } from './errors.js';
+import { escapeControls, excerpt, ImportError } from './errors.js';
 
 /** Largest single record (one JSONL line, or one JSON document) accepted: 64 MiB. */
 export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -79,6 +79,64 @@ export interface Line {
   text: string;
 }
 
+/**
+ * Offset of the first byte that is not part of a well-formed UTF-8 sequence, or -1.
+ * (Overlong forms, surrogates and code points above U+10FFFF count as malformed, as in
+ * TextDecoder's fatal mode.)
+ */
+export function firstInvalidUtf8(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + need >= end) return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (k === 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/** The ImportError for bytes that are not UTF-8: file, line, column and the byte, with what to do. */
+function notUtf8(displayName: string, line: number, column: number, byte: number): ImportError {
+  return new ImportError(
+    displayName,
+    `not valid UTF-8 (byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} at column ${column}; the file looks like Latin-1 / Windows-1252 or another legacy encoding): expected UTF-8 text; convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8`,
+    line,
+  );
+}
+
+/** Decodes one line's bytes, failing on anything that is not UTF-8 instead of importing U+FFFD. */
+function decodeLine(bytes: Buffer, start: number, end: number, displayName: string, line: number): string {
+  const text = bytes.toString('utf8', start, end);
+  // The decoder substitutes U+FFFD for bad bytes: only then is the line checked byte by byte
+  // (a real U+FFFD in the file is valid UTF-8 and passes).
+  if (text.includes('\uFFFD')) {
+    const bad = firstInvalidUtf8(bytes, start, end);
+    // Everything before the first bad byte is valid: its length in characters gives the column.
+    if (bad !== -1) throw notUtf8(displayName, line, bytes.toString('utf8', start, bad).length + 1, bytes[bad]);
+  }
+  return text;
+}
+
 function tooLong(displayName: string, line: number, limit: number): ImportError {
   return new ImportError(displayName, `record longer than the ${formatMb(limit)} per-record limit: expected one JSON record per line of at most ${formatMb(limit)}`, line);
 }
@@ -105,11 +163,12 @@ export function* fileLines(filePath: string, displayName: string, maxRecordBytes
         let text: string;
         if (pendingBytes === 0) {
           if (nl - start > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
-          text = chunk.toString('utf8', start, nl);
+          text = decodeLine(chunk, start, nl, displayName, lineNo);
         } else {
           if (pendingBytes + (nl - start) > maxRecordBytes) throw tooLong(displayName, lineNo, maxRecordBytes);
           pending.push(chunk.subarray(start, nl));
-          text = Buffer.concat(pending).toString('utf8');
+          const joined = Buffer.concat(pending);
+          text = decodeLine(joined, 0, joined.length, displayName, lineNo);
           pending = [];
           pendingBytes = 0;
         }
@@ -124,7 +183,8 @@ export function* fileLines(filePath: string, displayName: string, maxRecordBytes
       }
     }
     if (pendingBytes > 0) {
-      const text = Buffer.concat(pending).toString('utf8');
+      const joined = Buffer.concat(pending);
+      const text = decodeLine(joined, 0, joined.length, displayName, lineNo);
       yield { line: lineNo, text: stripCr(lineNo === 1 ? stripBom(text) : text) };
     }
   } finally {
@@ -179,7 +239,18 @@ export function readDocumentText(filePath: string, displayName: string, size: nu
   if (size > maxRecordBytes) {
     throw new ImportError(displayName, `a ${formatMb(size)} JSON document is larger than the ${formatMb(maxRecordBytes)} per-record limit: expected a smaller document, or JSONL (one record per line)`);
   }
-  return stripBom(fs.readFileSync(filePath, 'utf8'));
+  const bytes = fs.readFileSync(filePath);
+  const text = bytes.toString('utf8');
+  if (text.includes('\uFFFD')) {
+    const bad = firstInvalidUtf8(bytes);
+    if (bad !== -1) {
+      const lineStart = bytes.lastIndexOf(0x0a, bad - 1) + 1;
+      let line = 1;
+      for (let i = bytes.indexOf(0x0a); i !== -1 && i < bad; i = bytes.indexOf(0x0a, i + 1)) line++;
+      throw notUtf8(displayName, line, bytes.toString('utf8', lineStart, bad).length + 1, bytes[bad]);
+    }
+  }
+  return stripBom(text);
 }
 
 /** JSON.parse with an error that says where and what: truncated input is called out as such. */
@@ -196,8 +267,16 @@ export function jsonErrorReason(e: Error, text: string): string {
   const msg = e.message;
   if (/Unexpected end of JSON input|Unterminated string/i.test(msg)) return 'the JSON ends early, the input looks truncated';
   const m = /at position (\d+)/.exec(msg);
-  const base = msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-  if (!m) return base;
+  // V8 quotes the input itself (`Unexpected token 'r', "root:x:0:0"... is not valid JSON`), raw
+  // and of any length when short: that quote goes, a short escaped excerpt of our own replaces it.
+  const base = escapeControls(
+    msg
+      .replace(/\s*in JSON at position \d+.*$/s, '')
+      .replace(/\s*\(line \d+ column \d+\)$/, '')
+      .replace(/, ".*" ?(?:\.\.\.)? is not valid JSON$/s, '')
+      .replace(/\s*at position \d+$/, ''),
+  );
+  if (!m) return `${base} near ${excerpt(text.trimStart(), 24)}`;
   const pos = Number(m[1]);
   let line = 1;
   let lineStart = 0;
@@ -205,7 +284,7 @@ export function jsonErrorReason(e: Error, text: string): string {
     line++;
     lineStart = i + 1;
   }
-  return `${base} at line ${line}, column ${pos - lineStart + 1}`;
+  return `${base} near ${excerpt(text.slice(pos), 24)} at line ${line}, column ${pos - lineStart + 1}`;
 }
 
 /** An iterator that can look at its next item without consuming it (format detection). */

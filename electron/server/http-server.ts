@@ -10,7 +10,9 @@
  *   `data: <StudioEvent JSON>` message (EventSource cannot set headers, hence the query).
  * - Transport failures answer with an HTTP error status and the same envelope shape:
  *   401 unauthorized (no or wrong token), 403 forbidden_host / forbidden_origin,
- *   404, 405, 400 bad_json, 413 payload_too_large.
+ *   403 forbidden (`importPaths`: browser mode imports uploaded content only, it never
+ *   reads a local path named by the caller), 404, 405, 400 bad_json, 400 bad_path (a bad
+ *   percent-encoding in the operation name), 413 payload_too_large.
  * - Everything else: the built renderer from dist/renderer/, with the window's CSP.
  * The paths (HTTP_API_PREFIX, HTTP_EVENTS_PATH) and error codes are the contract's
  * (shared/contract-names.ts).
@@ -213,7 +215,20 @@ async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse
     transportError(res, 405, 'method_not_allowed', `use POST ${url.pathname}`);
     return;
   }
-  const op = decodeURIComponent(url.pathname.slice(HTTP_API_PREFIX.length));
+  let op: string;
+  try {
+    op = decodeURIComponent(url.pathname.slice(HTTP_API_PREFIX.length));
+  } catch {
+    transportError(res, 400, 'bad_path', `the operation name in ${JSON.stringify(url.pathname.slice(0, 80))} is not valid percent-encoding`);
+    return;
+  }
+  if (op === 'importPaths') {
+    // A caller holding the token must not make this process read any local file (and echo it in a parse error).
+    res.setHeader('Connection', 'close');
+    transportError(res, 403, 'forbidden', 'importPaths is not available in browser mode: it imports uploaded content only (importText / importTexts); import files by path from the desktop app or the command line');
+    req.resume();
+    return;
+  }
   const body = await readBody(req, res, maxBody);
   if (body === null) return;
   let input: unknown;

@@ -6,7 +6,7 @@
 import type { DB } from '../store/db.js';
 import { readSetting, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
-import type { SecretStore } from './secrets.js';
+import { originOf, type SecretStore } from './secrets.js';
 
 /** Defaults: the offline extractive summarizer, 4 concurrent summaries (two-line's default), o200k_base. */
 export const DEFAULT_SETTINGS = {
@@ -31,13 +31,15 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
 
 /** Applies the given fields (absent ones unchanged) and returns the new settings. */
 export function writeSettings(db: DB, secrets: SecretStore, input: OperationInput<'setSettings'>): Settings {
+  // The key is bound to the origin of the summarizer in effect: this request's, else the stored one's.
+  const keyOrigin = input.apiKey ? originOf((input.summarizer ?? readSettings(db, secrets).summarizer).baseURL) : undefined;
   db.transaction(() => {
     if (input.summarizer !== undefined) writeSetting(db, 'summarizer', input.summarizer);
     if (input.concurrency !== undefined) writeSetting(db, 'concurrency', input.concurrency);
     if (input.tokenizer !== undefined) writeSetting(db, 'tokenizer', input.tokenizer);
     if (input.prices !== undefined) writeSetting(db, 'prices', input.prices);
   })();
-  if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey);
+  if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey, keyOrigin);
   return readSettings(db, secrets);
 }
 

@@ -19,7 +19,7 @@ import { importFiles, importText, importTexts } from '../importers/import.js';
 import { exportFor, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
-import type { SecretStore } from './secrets.js';
+import { apiKeyFor, type SecretStore } from './secrets.js';
 import { requireSession, sessionDetail, sessionInfos, sessionUsage, turnMetaColumns } from './session-views.js';
 import { readSettings, writeSettings } from './settings-store.js';
 
@@ -155,14 +155,14 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       // Checked here too so a bad parameter is an immediate invalid_input, not a worker round trip.
       prepareStrategy(strategy, params);
       const s = settings();
-      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: opts.secrets.getApiKey(), concurrency: s.concurrency });
+      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: apiKeyFor(opts.secrets, s.summarizer) ?? null, concurrency: s.concurrency });
     },
     cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) || replays.cancel(runId) }),
     startReplay: async ({ sessionId, strategy, params, overheadTokens, commitDelayCalls }) => {
       requireSession(db, sessionId);
       prepareStrategy(strategy, params);
       const s = settings();
-      return replays.start({ sessionId, strategy, params, overheadTokens, commitDelayCalls, summarizer: { ...s.summarizer, apiKey: opts.secrets.getApiKey() ?? undefined }, concurrency: s.concurrency });
+      return replays.start({ sessionId, strategy, params, overheadTokens, commitDelayCalls, summarizer: { ...s.summarizer, apiKey: apiKeyFor(opts.secrets, s.summarizer) }, concurrency: s.concurrency });
     },
     getReplayRun: async ({ runId }) => replayTimeline(db, runId),
     replayContextAt: async ({ runId, call }) => replayContextAt(db, runId, call),

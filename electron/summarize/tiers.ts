@@ -8,6 +8,7 @@
  * whatever rung it ended on last time.
  */
 import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
+import { redactSecrets } from '../../shared/redact.js';
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
@@ -153,7 +154,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
       result = await o.semaphore.run(() => o.summarizer.summarize(req, o.signal), o.signal);
     } catch (err) {
       if (o.signal.aborted) throw abortError(o.signal);
-      const reason = err instanceof Error ? err.message : String(err);
+      // The endpoint's error body may echo the key: redacted and capped before it is stored or shown.
+      const reason = redactSecrets(err instanceof Error ? err.message : String(err));
       attempts.push({ tier, error: reason });
       o.onAttempt?.(tier, { ok: false, reason, latencyMs: Date.now() - callStart });
       continue;

@@ -15,7 +15,7 @@ export type FakeReply =
   | { kind: 'summary' }
   | { kind: 'text'; text: string }
   /** An HTTP error; 429 carries retry-after-ms (the client honours it) unless retryAfterMs is null. */
-  | { kind: 'status'; status: number; retryAfterMs?: number | null }
+  | { kind: 'status'; status: number; retryAfterMs?: number | null; body?: unknown }
   /** Never answers (until the client gives up or the server closes). */
   | { kind: 'hang' }
   /** Answers `then` (default: summary) after `ms` milliseconds. */
@@ -123,7 +123,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
           headers['retry-after-ms'] = String(reply.retryAfterMs ?? 20);
           headers['retry-after'] = '1';
         }
-        return json(reply.status, { error: { message: `fake ${reply.status}`, type: 'fake_error' } }, headers);
+        return json(reply.status, reply.body ?? { error: { message: `fake ${reply.status}`, type: 'fake_error' } }, headers);
       }
       case 'garbage':
         res.writeHead(200, { 'content-type': reply.contentType ?? 'text/plain' });

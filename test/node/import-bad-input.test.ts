@@ -168,3 +168,32 @@ describe('bad input leaves the database unchanged', () => {
     expect(failing(() => importText(db, 'pasted.json', '{"messages": [')).message).toContain('the input looks truncated');
   });
 });
+
+describe('input that is not UTF-8', () => {
+  const latin1 = (s: string) => Buffer.from(s, 'latin1');
+  const utf8Line = JSON.stringify({ role: 'user', content: 'hello' });
+
+  it('fails a Latin-1 JSONL file with file:line and the byte, instead of importing U+FFFD', () => {
+    // "caf\xe9 na\xefve" on line 2: Latin-1 bytes, not UTF-8.
+    const file = write('latin1.jsonl', Buffer.concat([Buffer.from(`${utf8Line}\n`), latin1('{"role":"assistant","content":"caf\xe9 na\xefve"}\n')]));
+    const e = failing(() => importFiles(db, [file]));
+    expect(e.message).toBe('latin1.jsonl, line 2: not valid UTF-8 (byte 0xE9 at column 35; the file looks like Latin-1 / Windows-1252 or another legacy encoding): expected UTF-8 text; convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8');
+    expect(e.line).toBe(2);
+    expect(e.message).not.toContain('\uFFFD');
+  });
+
+  it('fails a Latin-1 JSON document with its line, and a line that spans the 1 MiB read chunk', () => {
+    const doc = write('latin1.json', latin1('[\n  {"role": "user", "content": "ok"},\n  {"role": "user", "content": "caf\xe9"}\n]\n'));
+    expect(failing(() => importFiles(db, [doc])).message).toMatch(/^latin1\.json, line 3: not valid UTF-8 \(byte 0xE9 at column 35;/);
+    // The bad byte sits past the first 1 MiB chunk of a long line.
+    const long = write('long-latin1.jsonl', Buffer.concat([Buffer.from(`{"role":"user","content":"${'a'.repeat(1024 * 1024 + 10)}`), latin1('\xe9"}\n')]));
+    expect(failing(() => importFiles(db, [long])).message).toMatch(/^long-latin1\.jsonl, line 1: not valid UTF-8 \(byte 0xE9 at column 1048613;/);
+  });
+
+  it('still imports UTF-8 text that contains a real U+FFFD', () => {
+    const file = write('real-fffd.jsonl', `${utf8Line}\n${JSON.stringify({ role: 'assistant', content: 'binary output: \uFFFD\uFFFD' })}\n`);
+    const report = importFiles(db, [file]);
+    expect(report.sessions).toHaveLength(1);
+    before = dbSnapshot(db);
+  });
+});

@@ -138,6 +138,46 @@ describe('where the server listens and whom it answers', () => {
   });
 });
 
+describe('local paths and bad requests', () => {
+  it('refuses importPaths: browser mode imports uploaded content only and never reads a local path', async () => {
+    const passwd = fs.existsSync('/etc/passwd') ? fs.readFileSync('/etc/passwd', 'utf8') : '';
+    for (const paths of [['/etc/passwd'], [SMALLEST]]) {
+      const res = await api('importPaths', { paths });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body)).toEqual({ ok: false, error: { code: 'forbidden', message: 'importPaths is not available in browser mode: it imports uploaded content only (importText / importTexts); import files by path from the desktop app or the command line' } });
+      if (passwd) expect(res.body).not.toContain(passwd.split('\n')[0].slice(0, 10));
+    }
+    // Percent-encoded, the operation is still importPaths.
+    const encoded = await request({ method: 'POST', path: '/api/import%50aths', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ paths: ['/etc/passwd'] }) });
+    expect([encoded.status, JSON.parse(encoded.body).error.code]).toEqual([403, 'forbidden']);
+    const sessions = JSON.parse((await api('listSessions', {})).body) as { value: Array<{ title: string }> };
+    expect(JSON.stringify(sessions)).not.toContain('root:');
+  });
+
+  it('quotes at most a short, escaped excerpt of uploaded text that is not JSON', async () => {
+    const text = `root:x:0:0:root:/root:/bin/bash\u0007\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n${'secret-line '.repeat(50)}`;
+    const res = await api('importText', { fileName: 'passwd.json', text });
+    const error = (JSON.parse(res.body) as { ok: false; error: { code: string; message: string } }).error;
+    expect(error.code).toBe('import_error');
+    expect(error.message).toMatch(/^passwd\.json: not valid JSON \(Unexpected token 'r' near "root:x:0:0:root:\/root:\/b"… at line 1, column 1\)|^passwd\.json: not valid JSON \(Unexpected token 'r' near "root:x:0:0:root:\/root:\/b"…\)/);
+    expect(error.message).not.toContain('daemon');
+    expect(error.message).not.toContain('secret-line');
+    expect(error.message.length).toBeLessThan(200);
+    // A control character in the quoted part comes back escaped, never raw.
+    const bell = JSON.parse((await api('importText', { fileName: 'bell.json', text: '[1, 2, \u0007 abc]' })).body) as { error: { message: string } };
+    expect(bell.error.message).toContain('\\u0007');
+    expect(bell.error.message).not.toContain('\u0007');
+  });
+
+  it('answers a bad percent-encoding in an API path with 400, not 500', async () => {
+    for (const bad of ['/api/list%E0Sessions', '/api/%', '/api/listSessions%zz']) {
+      const res = await request({ method: 'POST', path: bad, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body).error.code).toBe('bad_path');
+    }
+  });
+});
+
 describe('the built window', () => {
   it('is served with the strict CSP on every file', async () => {
     const index = await request({ path: '/' });

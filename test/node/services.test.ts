@@ -303,7 +303,7 @@ describe('closing the service mid-pass', () => {
     const fake = await startFakeOpenAiServer();
     fake.setDefault({ kind: 'hang' });
     const dbPath = path.join(dir, 'closing.db');
-    const svc = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({ OPENAI_API_KEY: 'sk-test-close' }), importDemo: false });
+    const svc = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({ OPENAI_API_KEY: 'sk-test-close', OPENAI_BASE_URL: fake.baseURL }), importDemo: false });
     try {
       await svc.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: fake.baseURL, model: 'fake-model' } });
       const report = value<ImportReport>(await svc.dispatch('importPaths', { paths: [SMALLEST] }));
@@ -344,8 +344,12 @@ describe('the API key', () => {
     const store = safeStorageSecretStore(userData, available, {});
     store.setApiKey('sk-live-123');
     const file = path.join(userData, API_KEY_FILE);
-    expect(fs.readFileSync(file, 'utf8')).toBe(`enc:${Buffer.from('sk-live-123').toString('base64')}`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`enc:${Buffer.from(JSON.stringify({ key: 'sk-live-123', origin: 'https://api.openai.com' })).toString('base64')}`);
     expect(safeStorageSecretStore(userData, available, {}).getApiKey()).toBe('sk-live-123');
+    // A file written before keys carried their origin: the bare key, for api.openai.com.
+    fs.writeFileSync(file, available.encryptString('sk-legacy-1'));
+    const legacy = safeStorageSecretStore(userData, available, {});
+    expect([legacy.getApiKey(), legacy.getApiKeyOrigin()]).toEqual(['sk-legacy-1', 'https://api.openai.com']);
     store.setApiKey('');
     expect(fs.existsSync(file)).toBe(false);
     expect(store.getApiKey()).toBeNull();
