@@ -20,6 +20,12 @@ export interface TokenizerBenchResult {
   tokens: number;
   chars: number;
   countsMatch: boolean;
+  /**
+   * A 5 MB run of one letter (a base64 tail of zero bytes) against the corpus, characters
+   * per millisecond, as a ratio (≥ 1: the long run counts at least as fast per character as
+   * ordinary transcript text; issue 13 §1). BPE alone is quadratic on such a run.
+   */
+  longRunRatioToCorpus: number;
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -85,6 +91,9 @@ export function benchTokenizer(opts: { chars?: number; rounds?: number } = {}): 
       // Special-token strings in transcripts are text, as in electron/tokenizer.ts.
       for (const r of corpus) theirs += enc.encode(r, [], []).length;
     });
+    const chars = corpus.reduce((n, r) => n + r.length, 0);
+    const longRun = 'A'.repeat(5_000_000);
+    const longRunMs = bestMs(rounds, () => countTokens(longRun));
     const tokensPerSecond = Math.round((ours / oursMs) * 1000);
     const tiktokenTokensPerSecond = Math.round((theirs / theirsMs) * 1000);
     return {
@@ -92,8 +101,9 @@ export function benchTokenizer(opts: { chars?: number; rounds?: number } = {}): 
       tiktokenTokensPerSecond,
       ratioToTiktoken: Math.round((tokensPerSecond / tiktokenTokensPerSecond) * 100) / 100,
       tokens: ours,
-      chars: corpus.reduce((n, r) => n + r.length, 0),
+      chars,
       countsMatch: ours === theirs,
+      longRunRatioToCorpus: Math.round((longRun.length / longRunMs / (chars / oursMs)) * 100) / 100,
     };
   } finally {
     enc.free();
