@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DB } from './store/db.js';
+import { writeTransaction, type DB } from './store/db.js';
 import { importFiles } from './importers/import.js';
 import { hasSetting, writeSetting } from './store/settings.js';
 
@@ -30,10 +30,10 @@ export function ensureDemoSession(db: DB, resourcesDir: string): DemoResult {
   if (hasSetting(db, DEMO_SETTING_KEY)) return { imported: false, sessionId: null };
   const file = path.join(resourcesDir, 'demo', DEMO_FILE);
   if (!fs.existsSync(file)) return { imported: false, sessionId: null };
-  return db.transaction((): DemoResult => {
+  return writeTransaction(db, (): DemoResult => {
     const report = importFiles(db, [file], { discoverSubagents: false });
     const top = report.sessions.find((s) => s.parentSessionId === null) ?? null;
     writeSetting(db, DEMO_SETTING_KEY, { at: new Date().toISOString(), sessionId: top?.id ?? null });
     return { imported: top !== null && !top.duplicate, sessionId: top?.id ?? null };
-  })();
+  });
 }

@@ -65,4 +65,4 @@ export const HTTP_EVENTS_PATH = '/api/events';
  * named SSE `event:` (the server sends plain `data:` messages). `menu-command` is
  * Electron-only (the native menu) and never sent over SSE.
  */
-export const SSE_EVENT_TYPES = ['run-progress', 'run-finished', 'sessions-changed'] as const satisfies ReadonlyArray<StudioEvent['type']>;
+export const SSE_EVENT_TYPES = ['run-progress', 'run-finished', 'sessions-changed', 'notice'] as const satisfies ReadonlyArray<StudioEvent['type']>;

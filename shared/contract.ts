@@ -323,6 +323,8 @@ export type StudioEvent =
   | { type: 'run-progress'; runId: number; variantId: number; done: number; total: number; tokens: number; message?: string }
   | { type: 'run-finished'; runId: number; variantId: number; status: RunStatus; stats: Record<string, unknown>; error: string | null }
   | { type: 'sessions-changed' }
+  /** Something the window should say that belongs to no request: a write waiting for another process. */
+  | { type: 'notice'; kind: 'info' | 'error'; title: string; message?: string }
   /** Electron: a native menu item the window carries out itself (only it knows the current variant). */
   | { type: 'menu-command'; command: 'export' | 'compact' };
 

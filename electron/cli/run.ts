@@ -126,7 +126,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       options: parsed.values as CommandContext['options'],
       jsonMode,
       dbPath,
-      openDb: () => (db ??= openDatabase(dbPath)),
+      // A write that must wait for another process (the app compacting) says so instead of failing.
+      openDb: () => (db ??= openDatabase(dbPath, { onWriteWait: (message) => void io.stderr.write(`${PROGRAM}: ${message}\n`) })),
       out: (line) => void io.stdout.write(`${line}\n`),
       err: (line) => void io.stderr.write(`${line}\n`),
       json: (value) => void io.stdout.write(`${JSON.stringify(value)}\n`),

@@ -15,6 +15,7 @@ import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
+import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
 import { planPrepared, prepareStrategy, type PreparedStrategy } from '../../shared/strategies/index.js';
@@ -296,7 +297,9 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const { summarizer, identity } = summarizerFor(db, o.summarizer);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
   const force = o.force ?? false;
-  const runId = startRun(db, variant.id, { ...prepared.params, force });
+  // One pass per session across processes (the app and a CLI on one database): refused with 'busy'.
+  const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force }));
+  const stopHeartbeat = startHeartbeat(db, runId);
   const signal = o.signal ?? new AbortController().signal;
   // Every summarizer call (and the openai client's fetch) listens on this one signal.
   setMaxListeners(0, signal);
@@ -334,5 +337,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     const stats = { ...baseStats(), tokensAfter };
     finishRun(db, runId, status, stats, error);
     return { variantId: variant.id, runId, status, stats, error };
+  } finally {
+    stopHeartbeat();
   }
 }

@@ -10,11 +10,12 @@
  * as run events and its timeline, in ONE transaction when it completes.
  */
 import { setMaxListeners } from 'node:events';
-import type { DB } from '../store/db.js';
+import { writeTransaction, type DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
 import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
 import { listModelCalls } from '../store/model-calls.js';
+import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
@@ -80,6 +81,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const { summarizer, identity } = summarizerFor(db, o.summarizer);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
   const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
+  // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
+  recordOwner(db, runId);
+  const stopHeartbeat = startHeartbeat(db, runId);
   o.onRunStarted?.({ runId, variantId: variant.id });
   const signal = o.signal ?? new AbortController().signal;
   setMaxListeners(0, signal);
@@ -143,7 +147,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     const compactedAtCall = new Map<number, number>();
     for (const f of live.firings) for (const id of f.compacted) compactedAtCall.set(id, f.call);
     const events = firingEvents(live.firings);
-    const timeline = db.transaction((): ReplayTimeline => {
+    const timeline = writeTransaction(db, (): ReplayTimeline => {
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
       events.forEach((e, i) => {
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
@@ -153,12 +157,14 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       saveReplayTimeline(db, runId, t);
       finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, durationMs: Date.now() - started });
       return t;
-    })();
+    });
     return { variantId: variant.id, runId, status: 'completed', timeline, error: null };
   } catch (err) {
     const cancelled = signal.aborted;
     const error = cancelled ? 'cancelled' : redactSecrets(err instanceof Error ? err.message : String(err), 2000);
     finishRun(db, runId, cancelled ? 'cancelled' : 'failed', { ...counters, durationMs: Date.now() - started }, error);
     return { variantId: variant.id, runId, status: cancelled ? 'cancelled' : 'failed', timeline: null, error };
+  } finally {
+    stopHeartbeat();
   }
 }

@@ -4,7 +4,7 @@
  * lock (locks.ts) inside ONE `BEGIN IMMEDIATE` transaction, so "re-read, compare,
  * write" is atomic across the window, the worker and the CLI.
  */
-import type { DB } from '../store/db.js';
+import { writeTransaction, type DB } from '../store/db.js';
 import { getSummaryText, getVariant, insertSummary, listExistingSummaries, markCompacted, setVariantState } from '../store/variants.js';
 import type { VariantState } from '../../shared/strategies/types.js';
 import type { VariantStore, VariantWriter } from '../../shared/passes/context.js';
@@ -24,6 +24,6 @@ export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: nu
     summaries,
     state,
     summaryText: (id) => getSummaryText(db, o.variantId, id),
-    commit: (fn) => withSessionLock(o.sessionId, () => db.transaction(() => fn(writer)).immediate()),
+    commit: (fn) => withSessionLock(o.sessionId, () => writeTransaction(db, () => fn(writer))),
   };
 }

@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportReport } from '../../shared/contract.js';
-import type { DB } from '../store/db.js';
+import { writeTransaction, type DB } from '../store/db.js';
 import { childSessions, findSessionByHash, getSession, sessionInfoOf } from '../store/sessions.js';
 import { DEFAULT_TOKENIZER, type TokenizerName } from '../tokenizer.js';
 import { ImportError } from './errors.js';
@@ -119,7 +119,7 @@ function isUnknownFormat(e: unknown): boolean {
 function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptions): ImportReport {
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
   const out: ImportedSessionInfo[] = [];
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const writer = new SessionWriter(db, tokenizer, new Date().toISOString());
     for (const { file, children } of planned) {
       const existing = findSessionByHash(db, file.facts.hash);
@@ -158,7 +158,7 @@ function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptio
         writeAll(writer, db, child.read(readOptions(opts)).sessions, child.name, child.facts.hash, out);
       }
     }
-  })();
+  });
   return { sessions: out };
 }
 

@@ -7,7 +7,7 @@
 import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
 import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
-import type { DB } from '../store/db.js';
+import { writeTransaction, type DB } from '../store/db.js';
 import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
 import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
 
@@ -173,10 +173,10 @@ export class CompactionRunner {
   private recordAbnormalEnd(run: ActiveRun, status: 'failed' | 'cancelled', error: string): void {
     if (run.finished) return;
     if (getRunStatus(this.opts.db, run.runId) === 'running') {
-      this.opts.db.transaction(() => {
+      writeTransaction(this.opts.db, () => {
         addRunEvent(this.opts.db, run.runId, status === 'cancelled' ? 'cancelled' : 'worker_failed', { error });
         finishRun(this.opts.db, run.runId, status, {}, status === 'cancelled' ? null : error);
-      })();
+      });
     }
     this.emitFinished(run, status, {}, status === 'cancelled' ? null : error);
   }

@@ -3,7 +3,7 @@
  * validation, over the store's `settings` table (electron/store/settings.ts). The API
  * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
-import type { DB } from '../store/db.js';
+import { writeTransaction, type DB } from '../store/db.js';
 import { readSetting, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
 import { originOf, type SecretStore } from './secrets.js';
@@ -33,12 +33,12 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
 export function writeSettings(db: DB, secrets: SecretStore, input: OperationInput<'setSettings'>): Settings {
   // The key is bound to the origin of the summarizer in effect: this request's, else the stored one's.
   const keyOrigin = input.apiKey ? originOf((input.summarizer ?? readSettings(db, secrets).summarizer).baseURL) : undefined;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     if (input.summarizer !== undefined) writeSetting(db, 'summarizer', input.summarizer);
     if (input.concurrency !== undefined) writeSetting(db, 'concurrency', input.concurrency);
     if (input.tokenizer !== undefined) writeSetting(db, 'tokenizer', input.tokenizer);
     if (input.prices !== undefined) writeSetting(db, 'prices', input.prices);
-  })();
+  });
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey, keyOrigin);
   return readSettings(db, secrets);
 }

@@ -13,7 +13,8 @@ import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '..
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
 import { listTurns, searchTurns } from '../store/turns.js';
-import { failStaleRuns, getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
+import { reapDeadRuns } from '../store/run-owner.js';
+import { getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
 import { importFiles, importText, importTexts } from '../importers/import.js';
 import { exportFor, replayFor } from './collaborators.js';
@@ -69,15 +70,20 @@ export function defaultWorkerScript(moduleUrl: string = import.meta.url): Worker
   return { file: bootstrap, eval: true };
 }
 
+/** How often the app looks for runs whose process is gone (electron/store/run-owner.ts). */
+const REAP_INTERVAL_MS = 10_000;
+
 export async function createStudioService(opts: StudioServiceOptions): Promise<StudioService> {
   if (opts.dbPath === ':memory:') throw new Error('the studio service needs a database file: the pass worker opens its own connection');
-  const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding });
-  // Runs left 'running' by a crash or a kill cannot still be running: no worker survives us.
-  failStaleRuns(db);
+  // Forward declaration: the database may have to wait for a writer while it opens.
+  let emit: (event: StudioEvent) => void = () => undefined;
+  // openDatabase closes the runs of processes that are gone (electron/store/run-owner.ts); a
+  // live CLI's run is left alone.
+  const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding, onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }) });
   if (opts.importDemo ?? true) ensureDemoSession(db, opts.resourcesDir);
 
   const listeners = new Set<(event: StudioEvent) => void>();
-  const emit = (event: StudioEvent) => {
+  emit = (event: StudioEvent) => {
     for (const l of listeners) {
       try {
         l(event);
@@ -86,6 +92,15 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       }
     }
   };
+  // A CLI killed mid-run leaves its run 'running': notice it while the app is open.
+  const reaper = setInterval(() => {
+    try {
+      for (const r of reapDeadRuns(db)) emit({ type: 'run-finished', runId: r.runId, variantId: r.variantId, status: 'failed', stats: {}, error: r.error });
+    } catch {
+      // The database busy for longer than its timeout: the next round retries.
+    }
+  }, REAP_INTERVAL_MS);
+  reaper.unref();
   const runner = new CompactionRunner({ db, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript: opts.workerScript ?? defaultWorkerScript(), emit });
   const settings = () => readSettings(db, opts.secrets);
   const replays = new ReplayRunner(db, emit);
@@ -189,6 +204,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       return () => listeners.delete(listener);
     },
     async close() {
+      clearInterval(reaper);
       await runner.stopAll();
       listeners.clear();
       db.close();

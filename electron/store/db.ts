@@ -10,11 +10,13 @@ import { migration001 } from './migrations/001-foundation.js';
 import { migration002 } from './migrations/002-compaction.js';
 import { migration003 } from './migrations/003-model-calls.js';
 import { migration004 } from './migrations/004-replay.js';
+import { migration005 } from './migrations/005-run-owner.js';
+import { reapDeadRuns } from './run-owner.js';
 
 export type DB = Database.Database;
 
 /** Every migration in order. Append only. */
-export const MIGRATIONS = [migration001, migration002, migration003, migration004] as const;
+export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005] as const;
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export interface OpenOptions {
@@ -23,7 +25,17 @@ export interface OpenOptions {
   /** Migrate only up to this version (migration tests). */
   toVersion?: number;
   readonly?: boolean;
+  /** Told (once per wait) when a write must wait for another process's write (writeTransaction). */
+  onWriteWait?: (message: string) => void;
 }
+
+/** How long any statement waits for a lock another connection holds. */
+export const BUSY_TIMEOUT_MS = 10_000;
+/** How long a write transaction waits, once it has said that it waits. */
+export const WRITE_WAIT_MS = 120_000;
+/** The first, silent wait: most writes of another process end within it. */
+const QUIET_WAIT_MS = 250;
+const writeWaitListeners = new WeakMap<DB, (message: string) => void>();
 
 export function openDatabase(file: string, opts: OpenOptions = {}): DB {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -33,9 +45,46 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
     db.pragma('synchronous = NORMAL');
   }
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  if (!opts.readonly) migrate(db, opts.toVersion ?? LATEST_VERSION);
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (opts.onWriteWait) writeWaitListeners.set(db, opts.onWriteWait);
+  if (!opts.readonly) {
+    migrate(db, opts.toVersion ?? LATEST_VERSION);
+    // Any process that opens the database closes the runs of processes that are gone.
+    if (schemaVersion(db) >= migration005.version) reapDeadRuns(db);
+  }
   return db;
+}
+
+function isBusy(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Every transaction that writes goes through here: it begins IMMEDIATE (it takes the write
+ * lock up front, so it never fails half-way with SQLITE_BUSY_SNAPSHOT as a deferred
+ * transaction that upgrades to a write does when another process wrote meanwhile). When
+ * another process holds the lock for more than a moment, the wait is said (openDatabase's
+ * `onWriteWait`: the CLI prints it on stderr, the app tells the window) and lasts up to
+ * WRITE_WAIT_MS instead of failing. A nested call is a savepoint of the outer transaction.
+ */
+export function writeTransaction<T>(db: DB, fn: () => T): T {
+  const tx = db.transaction(fn);
+  if (db.inTransaction) return tx();
+  db.pragma(`busy_timeout = ${QUIET_WAIT_MS}`);
+  try {
+    return tx.immediate();
+  } catch (e) {
+    if (!isBusy(e)) throw e;
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+  writeWaitListeners.get(db)?.(`waiting for another process that is writing to ${db.name} (up to ${WRITE_WAIT_MS / 1000} s)…`);
+  db.pragma(`busy_timeout = ${WRITE_WAIT_MS}`);
+  try {
+    return tx.immediate();
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 export function schemaVersion(db: DB): number {
@@ -47,10 +96,12 @@ export function migrate(db: DB, toVersion: number = LATEST_VERSION): void {
   const current = schemaVersion(db);
   for (const m of MIGRATIONS) {
     if (m.version <= current || m.version > toVersion) continue;
-    db.transaction(() => {
+    writeTransaction(db, () => {
+      // Another process may have migrated while this one waited for the lock.
+      if (schemaVersion(db) >= m.version) return;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
-    })();
+    });
   }
 }
 

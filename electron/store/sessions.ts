@@ -1,5 +1,5 @@
 /** Data access for sessions: plain functions (db, args) => result with explicit row mappers. */
-import type { DB } from './db.js';
+import { writeTransaction, type DB } from './db.js';
 import type { SessionInfo } from '../../shared/contract.js';
 
 export interface SessionRow {
@@ -99,7 +99,7 @@ export function childSessions(db: DB, parentId: number): SessionSummary[] {
  * for the duration of the transaction so the immutability triggers let it through.
  */
 export function deleteSession(db: DB, id: number): boolean {
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const exists = db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id);
     if (!exists) return false;
     for (const child of db.prepare('SELECT id FROM sessions WHERE parent_session_id = ?').all(id) as { id: number }[]) {
@@ -121,5 +121,5 @@ export function deleteSession(db: DB, id: number): boolean {
     db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
     db.prepare('DELETE FROM session_deletions WHERE session_id = ?').run(id);
     return true;
-  })();
+  });
 }

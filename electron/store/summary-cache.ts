@@ -5,7 +5,7 @@
  * LRU-bounded by a monotonically increasing `last_used` counter (no clock: two writes in
  * the same millisecond still order correctly).
  */
-import type { DB } from './db.js';
+import { writeTransaction, type DB } from './db.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
 
 /** Default LRU bound: 1000 rows, the bound the summary cache was specified with. */
@@ -35,7 +35,7 @@ export function cacheGet(db: DB, key: string): CachedSummary | null {
 
 /** Writes (or refreshes) an entry, then evicts the least recently used rows beyond `limit`. */
 export function cachePut(db: DB, key: string, entry: CachedSummary, limit: number = DEFAULT_CACHE_LIMIT): void {
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.prepare(
       `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used) VALUES (?,?,?,?,?,?,?)
        ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used`,
@@ -44,7 +44,7 @@ export function cachePut(db: DB, key: string, entry: CachedSummary, limit: numbe
     if (n > limit) {
       db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);
     }
-  })();
+  });
 }
 
 export function cacheSize(db: DB): number {

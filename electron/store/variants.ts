@@ -123,11 +123,6 @@ export function getRunStatus(db: DB, runId: number): RunStatus | null {
   return row?.status ?? null;
 }
 
-/** Runs left 'running' by a crash or a killed process are marked failed on start-up. */
-export function failStaleRuns(db: DB): number {
-  return db.prepare("UPDATE runs SET status = 'failed', ended_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'").run(now()).changes;
-}
-
 // ---- summaries ----
 
 /**

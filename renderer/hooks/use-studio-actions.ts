@@ -91,6 +91,9 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           void client.invalidateQueries({ queryKey: keys.sessions });
           void client.invalidateQueries({ queryKey: ['session'] });
           return;
+        case 'notice':
+          actions.notify({ kind: event.kind, title: event.title, message: event.message });
+          return;
         case 'menu-command':
           // File > Export… / Compact in Electron's native menu: only the window knows the variant.
           menuRef.current(event.command);
