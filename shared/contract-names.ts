@@ -55,6 +55,12 @@ export function operationChannel(op: string): string {
 /** The IPC channel on which main pushes StudioEvents to the window. */
 export const EVENT_CHANNEL = 'studio:event';
 
+/**
+ * Electron: the preload's `pathForFile` grants main the path of a File the user dropped or
+ * picked (sendSync), the only paths `importPaths` accepts (electron/shell/path-grants.ts).
+ */
+export const PATH_GRANT_CHANNEL = 'studio:grant-path';
+
 /** Browser mode: operation `op` is `POST <HTTP_API_PREFIX><op>`. */
 export const HTTP_API_PREFIX = '/api/';
 /** Browser mode: the Server-Sent Events stream of StudioEvents (`GET`, token in the query). */

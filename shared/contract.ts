@@ -232,6 +232,12 @@ export interface Settings {
   tokenizer: 'o200k_base' | 'cl100k_base';
   /** The user's prices (shared/cost/prices.ts); empty when none are set. */
   prices: UserPrices;
+  /**
+   * Present when the API key cannot be stored encrypted (Electron on a Linux session without
+   * a keyring, where safeStorage would fall back to plain text): the key is then kept in
+   * memory until the app quits, and `warning` says why and what to do. Shown in Settings.
+   */
+  keyStorage?: { encrypted: false; warning: string };
 }
 
 /**

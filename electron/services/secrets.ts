@@ -20,6 +20,12 @@ export interface SecretStore {
   getApiKeyOrigin(): string | null;
   /** `null` or '' clears the key. `origin` defaults to DEFAULT_KEY_ORIGIN. */
   setApiKey(key: string | null, origin?: string): void;
+  /**
+   * Why the key cannot be kept encrypted on disk here (no OS keyring: Electron's
+   * safeStorage fell back to plain text), or null. Shown in Settings as `keyStorage`.
+   * Absent for stores that never write the key to disk (browser mode, tests).
+   */
+  storageWarning?(): string | null;
 }
 
 /** The origin (scheme://host[:port]) of a base URL; DEFAULT_KEY_ORIGIN when none is given. */

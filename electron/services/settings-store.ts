@@ -26,7 +26,14 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
     concurrency: typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : DEFAULT_SETTINGS.concurrency,
     tokenizer: tokenizer.success ? tokenizer.data : DEFAULT_SETTINGS.tokenizer,
     prices: readUserPrices(db),
+    ...keyStorageNotice(secrets),
   };
+}
+
+/** `keyStorage` when the SecretStore cannot keep the key safely at rest (Electron's safeStorage on a Linux without a keyring). */
+function keyStorageNotice(secrets: SecretStore): Pick<Settings, 'keyStorage'> {
+  const warning = secrets.storageWarning?.() ?? null;
+  return warning ? { keyStorage: { encrypted: false, warning } } : {};
 }
 
 /** Applies the given fields (absent ones unchanged) and returns the new settings. */
@@ -41,6 +48,20 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
   });
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey, keyOrigin);
   return readSettings(db, secrets);
+}
+
+/**
+ * The hosts (`host[:port]`) whose links open in the system browser without asking
+ * (electron/shell/external-links.ts; "Always open links to <host>"). [] by default.
+ */
+export function readAllowedLinkHosts(db: DB): string[] {
+  const hosts = readSetting(db, 'allowedLinkHosts');
+  return Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string') : [];
+}
+
+export function allowLinkHost(db: DB, host: string): void {
+  const hosts = readAllowedLinkHosts(db);
+  if (!hosts.includes(host)) writeSetting(db, 'allowedLinkHosts', [...hosts, host].sort());
 }
 
 /** Window theme (Electron's nativeTheme.themeSource), chosen in View > Theme. Default 'system'. */

@@ -73,7 +73,8 @@ export function checkSender(sender: SenderInfo, trustedWebContentsIds: ReadonlyS
   return { ok: true };
 }
 
-function senderInfo(event: IpcMainInvokeEvent): SenderInfo {
+/** Who sent an IPC message (invoke or send): its frame's URL, whether that is the main frame, its webContents. */
+export function senderInfo(event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>): SenderInfo {
   const frame = event.senderFrame;
   return { frameUrl: frame?.url, isMainFrame: frame !== null && frame.parent === null, webContentsId: event.sender.id };
 }

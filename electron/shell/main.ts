@@ -1,24 +1,28 @@
 /**
  * The Electron main process: a thin shell around the StudioService. It creates the
- * locked-down window, serves the built renderer from the privileged `app://studio/`
- * scheme, wires the contract over IPC (ipc.ts), the native menu (menu.ts), file
- * dialogs, and the safeStorage-backed API key (settings.ts). All logic lives in
- * services/ so browser mode runs the very same code.
+ * locked-down window (window-security.ts), serves the built renderer from the privileged
+ * `app://studio/` scheme, wires the contract over IPC (ipc.ts) with importPaths limited to
+ * the user's own picks and drops (path-grants.ts), links out through a confirmation
+ * (external-links.ts), the native menu (menu.ts), file dialogs, and the
+ * safeStorage-backed API key (settings.ts). All logic lives in services/ so browser mode
+ * runs the very same code; the wiring is tested in Node against an `electron` substitute
+ * (test/node/electron-shell.test.ts).
  */
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, safeStorage, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, safeStorage, session, shell } from 'electron';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_CHANNEL, OPERATIONS, type StudioEvent } from '../../shared/contract.js';
-import { APP_ENTRY_URL, APP_SCHEME, forwardEvents, isTrustedSenderUrl, registerIpcHandlers, rendererFileForUrl } from './ipc.js';
+import { openExternalLink } from './external-links.js';
+import { APP_ENTRY_URL, APP_SCHEME, forwardEvents, registerIpcHandlers } from './ipc.js';
 import { buildMenuTemplate, type ThemeSource } from './menu.js';
 import { resolveNativeBinding } from './native-binding.js';
 import { operationsSwitch } from './preload-args.js';
-import { contentTypeFor } from '../server/static-files.js';
-import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '../services/csp.js';
-import { readTheme, writeTheme } from '../services/settings-store.js';
+import { guardImportPaths, PathGrants, registerPathGrantChannel } from './path-grants.js';
+import { allowLinkHost, readAllowedLinkHosts, readTheme, writeTheme } from '../services/settings-store.js';
 import { createStudioService, type StudioService } from '../services/studio-service.js';
 import { safeStorageSecretStore } from './settings.js';
+import { guardWebContents, lockDownSession, SECURE_WEB_PREFERENCES, serveRendererFile } from './window-security.js';
 
 // dist/electron/ (this bundle) holds preload.cjs and pass-worker.cjs.
 const BUNDLE_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -33,57 +37,21 @@ if (process.env.COMPACTION_STUDIO_USER_DATA) app.setPath('userData', process.env
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } }]);
 
 const trustedWebContents = new Set<number>();
+/** The paths the user picked in our dialog or dropped on the window: all importPaths accepts. */
+const pathGrants = new PathGrants();
 let service: StudioService | null = null;
 let mainWindow: BrowserWindow | null = null;
 
-function isExternalHttpUrl(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-/** Serves dist/renderer under app://studio/ with the window's CSP. */
-function registerAppProtocol(): void {
-  protocol.handle(APP_SCHEME, async (request) => {
-    const file = rendererFileForUrl(request.url, RENDERER_DIR);
-    if (!file) return new Response('not found', { status: 404 });
-    try {
-      const body = await fs.promises.readFile(file);
-      return new Response(body, { status: 200, headers: { ...SECURITY_HEADERS, 'Content-Type': contentTypeFor(file) } });
-    } catch {
-      return new Response('not found', { status: 404, headers: SECURITY_HEADERS });
-    }
-  });
-}
-
-function lockDownSession(): void {
-  const ses = session.defaultSession;
-  // The header also covers anything not served by our protocol handler.
-  ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
-  });
-  // No camera, geolocation, notifications...; copying to the clipboard is the one thing the window may do.
-  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
-  ses.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
-}
-
-/** Every webContents: no navigation away from app://studio/, no new windows, no webviews. */
-function guardWebContents(contents: WebContents): void {
-  contents.on('will-navigate', (event, url) => {
-    if (isTrustedSenderUrl(url)) return;
-    event.preventDefault();
-    if (isExternalHttpUrl(url)) void shell.openExternal(url);
-  });
-  contents.on('will-redirect', (event, url) => {
-    if (!isTrustedSenderUrl(url)) event.preventDefault();
-  });
-  contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    if (isExternalHttpUrl(url)) void shell.openExternal(url);
-    return { action: 'deny' };
+/** A followed http(s) link: the system browser, after asking for a host not yet allowed. */
+async function openLink(url: string): Promise<void> {
+  const db = service?.db;
+  await openExternalLink(url, {
+    askUser: (options) => (mainWindow ? dialog.showMessageBox(mainWindow, options) : dialog.showMessageBox(options)),
+    openExternal: (u) => shell.openExternal(u),
+    allowedHosts: () => (db ? readAllowedLinkHosts(db) : []),
+    allowHost: (host) => {
+      if (db) allowLinkHost(db, host);
+    },
   });
 }
 
@@ -96,19 +64,7 @@ function createWindow(): BrowserWindow {
     show: false,
     title: 'Compaction Studio',
     backgroundColor: nativeTheme.shouldUseDarkColors ? '#16181d' : '#ffffff',
-    webPreferences: {
-      preload: path.join(BUNDLE_DIR, 'preload.cjs'),
-      additionalArguments: [operationsSwitch(OPERATIONS)],
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      navigateOnDragDrop: false,
-      spellcheck: false,
-    },
+    webPreferences: { ...SECURE_WEB_PREFERENCES, preload: path.join(BUNDLE_DIR, 'preload.cjs'), additionalArguments: [operationsSwitch(OPERATIONS)] },
   });
   const id = win.webContents.id;
   trustedWebContents.add(id);
@@ -133,6 +89,8 @@ async function importWithDialog(): Promise<void> {
   };
   const picked = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
   if (picked.canceled || picked.filePaths.length === 0) return;
+  // The user chose these: the window may import them again by path too.
+  pathGrants.grant(picked.filePaths);
   // Through dispatch, like the window's own calls: the same validation and error mapping.
   const result = await service.dispatch('importPaths', { paths: picked.filePaths });
   if (!result.ok) dialog.showErrorBox('Import failed', result.error.message);
@@ -176,12 +134,14 @@ async function start(): Promise<void> {
     dbPath: process.env.COMPACTION_STUDIO_DB || path.join(userData, 'studio.db'),
     nativeBinding,
     resourcesDir: path.join(APP_ROOT, 'resources'),
+    // After 'ready': on Linux safeStorage only knows its backend (keyring or basic_text) then.
     secrets: safeStorageSecretStore(userData, safeStorage),
     saveFile: saveWithDialog,
   });
-  registerAppProtocol();
-  lockDownSession();
-  registerIpcHandlers(ipcMain, service.dispatch, trustedWebContents);
+  protocol.handle(APP_SCHEME, (request) => serveRendererFile(request.url, RENDERER_DIR));
+  lockDownSession(session.defaultSession);
+  registerPathGrantChannel(ipcMain, pathGrants, trustedWebContents);
+  registerIpcHandlers(ipcMain, guardImportPaths(pathGrants, service.dispatch), trustedWebContents);
   const theme = readTheme(service.db);
   nativeTheme.themeSource = theme;
   installMenu(theme);
@@ -200,7 +160,7 @@ if (!app.requestSingleInstanceLock()) {
       mainWindow.focus();
     }
   });
-  app.on('web-contents-created', (_event, contents) => guardWebContents(contents));
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents, (url) => void openLink(url)));
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });

@@ -1,7 +1,8 @@
 /**
  * The preload (sandboxed, context-isolated): exposes `window.studio`, exactly the
  * shared contract — one function per operation, each invoking only its own channel
- * (`operationChannel(op)`, `studio:<op>`) — plus an event subscription and the dropped-file path helper. Never a
+ * (`operationChannel(op)`, `studio:<op>`) — plus an event subscription and the dropped-file
+ * path helper (which grants main that path for importPaths, path-grants.ts). Never a
  * raw ipcRenderer. Bundled to dist/electron/preload.cjs; a sandboxed preload may only
  * require 'electron', so the operation names come from main (preload-args.ts), which
  * takes them from the contract's OPERATIONS.
@@ -9,7 +10,7 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import type { PreloadBridge, StudioEvent } from '../../shared/contract.js';
 // The contract's channel names from their zod-free file (the preload bundles what it imports).
-import { EVENT_CHANNEL, operationChannel } from '../../shared/contract-names.js';
+import { EVENT_CHANNEL, PATH_GRANT_CHANNEL, operationChannel } from '../../shared/contract-names.js';
 import { operationsFromArgv } from './preload-args.js';
 
 const operations: Record<string, (input: unknown) => Promise<unknown>> = {};
@@ -29,7 +30,12 @@ const bridge = {
     };
   },
   pathForFile(file: unknown): string {
-    return webUtils.getPathForFile(file as File);
+    // '' for a File the page made itself: only a file the user dropped or picked has a
+    // path. Granting it lets main accept it in importPaths (path-grants.ts); sync, so the
+    // grant is in place before the importPaths call that follows.
+    const filePath = webUtils.getPathForFile(file as File);
+    if (!filePath) return '';
+    return ipcRenderer.sendSync(PATH_GRANT_CHANNEL, filePath) === true ? filePath : '';
   },
 } as PreloadBridge;
 

@@ -158,6 +158,11 @@ export function SettingsDialog() {
                   ) : null}
                 </div>
               </div>
+              {s.keyStorage ? (
+                <p className="key-storage-warning small" role="alert" data-testid="settings-key-storage">
+                  <b>The API key is not stored encrypted.</b> {s.keyStorage.warning}
+                </p>
+              ) : null}
             </fieldset>
             <fieldset>
               <legend>Passes</legend>

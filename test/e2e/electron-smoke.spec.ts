@@ -71,6 +71,10 @@ test.describe('the desktop app', () => {
       expect(sessions.value.length).toBeGreaterThan(0);
       await expect(page.getByTestId('session-item').first()).toBeVisible();
 
+      // importPaths reads only what the user picked or dropped: a path named by the page is refused.
+      const byPath = await page.evaluate(() => (window as unknown as { studio: { importPaths(i: object): Promise<{ ok: boolean; error?: { code: string } }> } }).studio.importPaths({ paths: ['/etc/hostname'] }));
+      expect(byPath).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+
       // New windows are denied (http(s) links go to the system browser instead; not tried
       // here, a test should not open the user's browser).
       expect(await page.evaluate(() => window.open('about:blank') === null)).toBe(true);

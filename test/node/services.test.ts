@@ -360,7 +360,9 @@ describe('the API key', () => {
     noKeyring.setApiKey('sk-typed-in');
     expect(noKeyring.getApiKey()).toBe('sk-typed-in');
     expect(fs.readdirSync(userData)).toEqual([]);
-    expect(warnings).toEqual(['safeStorage encryption is not available: the API key is kept in memory until the app quits']);
+    expect(warnings).toEqual(['This system offers no encryption for secrets (Electron safeStorage is unavailable), so the API key is kept in memory until the app quits; set OPENAI_API_KEY to avoid entering it each time.']);
+    expect(noKeyring.storageWarning?.()).toBe(warnings[0]);
+    expect(store.storageWarning?.()).toBeNull();
     userDataDir.cleanup();
   });
 });
