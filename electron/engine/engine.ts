@@ -21,7 +21,7 @@ import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } f
 import { planPrepared, prepareStrategy, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
-import type { Summarizer } from '../../shared/strategies/summarizer.js';
+import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
 import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.js';
 import { buildReplay } from '../../shared/replay/index.js';
@@ -305,6 +305,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   setMaxListeners(0, signal);
   const started = Date.now();
   const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer });
+  const requestsAtStart = requestMark(summarizer);
 
   // Run accounting: tokens the model sees before and after, the engine's counters, the run record.
   o.onRunStarted?.({ runId, variantId: variant.id });
@@ -312,6 +313,8 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const baseStats = () => ({
     ...counters,
     costUsd: Math.round(counters.costUsd * 1e6) / 1e6,
+    // summarizerCalls counts the summaries asked of the model (tier rungs); requests the HTTP requests made for them, retries included.
+    ...requestsSince(summarizer, requestsAtStart),
     tokensBefore,
     durationMs: Date.now() - started,
   });

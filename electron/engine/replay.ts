@@ -24,7 +24,7 @@ import { Semaphore } from '../summarize/tiers.js';
 import { EngineError, memoizedCounter, newCounters, prepare, summarizerFor, summarizeVia, type RunProgress } from './engine.js';
 import { stageTurns } from '../../shared/strategies/mask-stage.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
-import type { Summarizer } from '../../shared/strategies/summarizer.js';
+import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
 import type { PassContext } from '../../shared/passes/context.js';
 import { MemoryVariantStore } from '../../shared/replay/memory-store.js';
 import { runLive } from '../../shared/replay/live.js';
@@ -88,6 +88,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const signal = o.signal ?? new AbortController().signal;
   setMaxListeners(0, signal);
   const counters = newCounters();
+  const requestsAtStart = requestMark(summarizer);
   const semaphore = new Semaphore(o.concurrency ?? 4);
   let allTurns: Turn[] | null = null;
   const count = (text: string) => countTokens(text, tokenizer);
@@ -155,14 +156,14 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       });
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
       saveReplayTimeline(db, runId, t);
-      finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, durationMs: Date.now() - started });
+      finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, ...requestsSince(summarizer, requestsAtStart), durationMs: Date.now() - started });
       return t;
     });
     return { variantId: variant.id, runId, status: 'completed', timeline, error: null };
   } catch (err) {
     const cancelled = signal.aborted;
     const error = cancelled ? 'cancelled' : redactSecrets(err instanceof Error ? err.message : String(err), 2000);
-    finishRun(db, runId, cancelled ? 'cancelled' : 'failed', { ...counters, durationMs: Date.now() - started }, error);
+    finishRun(db, runId, cancelled ? 'cancelled' : 'failed', { ...counters, ...requestsSince(summarizer, requestsAtStart), durationMs: Date.now() - started }, error);
     return { variantId: variant.id, runId, status: cancelled ? 'cancelled' : 'failed', timeline: null, error };
   } finally {
     stopHeartbeat();

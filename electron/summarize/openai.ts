@@ -76,8 +76,22 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
   if (!o.apiKey && isOfficialApi(o.baseURL)) {
     throw new Error('the openai summarizer needs an API key: set OPENAI_API_KEY or save one in the settings (or use --base-url for a local OpenAI-compatible server)');
   }
+  // Every HTTP request the client makes (its retries included) passes through here.
+  const requests = { made: 0, failed: 0 };
+  const countingFetch: typeof fetch = async (input, init) => {
+    requests.made++;
+    try {
+      const res = await fetch(input, init);
+      if (!res.ok) requests.failed++;
+      return res;
+    } catch (err) {
+      requests.failed++;
+      throw err;
+    }
+  };
   const client = new OpenAI({
     baseURL: o.baseURL,
+    fetch: countingFetch,
     // Local servers ignore the key, but the client insists on one.
     apiKey: o.apiKey ?? 'not-needed',
     timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -88,6 +102,7 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
     model: o.model,
     baseURL: o.baseURL,
     promptVersion: OPENAI_PROMPT_VERSION,
+    requests,
     async summarize(req: SummarizeRequest, signal?: AbortSignal): Promise<SummarizeResult> {
       const prompt = buildPrompt(req);
       const completion: unknown = await abortable(

@@ -1,22 +1,26 @@
 /**
- * The `two-line` pass (shared/strategies/two-line.ts decides). Two steps:
+ * The `two-line` pass (shared/strategies/two-line.ts decides). One summary row per pass:
  *
- * - `twoLineDigestStep` (emergency only): the model-free digest of everything but the
- *   kept window, written NOW by the extractive summarizer called directly (no model, no
- *   cache, no tier ladder): one summary of kind 'digest', tier 'digest'.
- * - `twoLineBackgroundStep`: upgrade every digest first (its turns re-summarized in
- *   chunks, the digest marked compacted), then, when at least `minBatch` turns beyond the
- *   kept window are not summarized yet, summarize them in chunks, `concurrency` at once.
- *   Each chunk goes through ctx.summarize (the sha256 summary cache keys it by its text,
- *   so an abandoned or repeated pass costs no second call); a chunk the model cannot
- *   summarize becomes a bounded list of its turns (`boundedTurnList`), never its text.
+ * - `twoLineDigestStep` (emergency, agent profile): the model-free digest of the previous
+ *   live summary plus the new turns up to the kept window, written NOW by the extractive
+ *   summarizer called directly (no model, no cache, no tier ladder): one row of kind
+ *   'digest', tier 'digest', superseding the previous live row (marked compacted).
+ * - `twoLineBackgroundStep`: the model summary. The new turns since the last model
+ *   summary (the "base") up to the kept window are summarized in chunks, `concurrency`
+ *   at once, through ctx.summarize (the sha256 summary cache keys each chunk by its text,
+ *   so an abandoned or repeated pass costs no second call); when there is a base or more
+ *   than one chunk, one more call folds the chunk summaries into one text with the base
+ *   as prior. The result is ONE row of kind 'chunk' that supersedes the live digest (the
+ *   upgrade "in place" is a new row: summaries are never updated, see ARCHITECTURE.md)
+ *   and the base. A chunk the model cannot summarize becomes a bounded list of its turns
+ *   (`boundedTurnList`), never its text.
  *
- * Optimistic commit: chunks are summarized with NO lock held. Then, under the session's
- * write lock (locks.ts) and inside one BEGIN IMMEDIATE transaction, the variant's history
+ * Optimistic commit: the background step summarizes without holding the session's write
+ * lock; at the end, inside one short transaction (ctx.store.commit), the variant's history
  * (`historyOf`: the ids the model sees after the system prompt, summaries 's<id>' and
  * turns 't<id>') is re-read and must still begin exactly as it did up to the last entry
- * this pass replaces (the digests it upgrades, the turns it summarized). If it moved (a
- * digest or another pass committed meanwhile) the work is abandoned: event
+ * this pass replaces (the live rows it supersedes, the turns it summarized). If it moved
+ * (a digest or another pass committed meanwhile) the work is abandoned: event
  * `compaction_abandoned`, stats `abandoned: true`, nothing written.
  *
  * `twoLinePass` (what the engine, hence the CLI, runs) does both synchronously: the
@@ -27,8 +31,9 @@
  * upgrade continues in the task.
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
-import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, type TwoLineParams } from '../strategies/two-line.js';
-import { buildSpanIndex, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, passSummaryTargetTokens, ORDINARY_PROFILE, type TwoLineDecision, type TwoLineParams } from '../strategies/two-line.js';
+import { buildSpanIndex, chunkRange, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
@@ -88,52 +93,56 @@ export interface DigestStepResult {
   turns: number;
 }
 
-/** Emergency: the model-free digest of [coveredUntil, keptStart), committed now. */
+/** The live rows' texts as summarizer items (what a new row continues). */
+function liveItems(ctx: PassContext, live: readonly ExistingSummary[]): SummarizeItem[] {
+  return live.map((s) => ({ kind: 'summary', role: 'summary', text: ctx.store.summaryText(s.id) }));
+}
+
+/** Emergency: the model-free digest of (live summary + [coveredUntil, keptStart)), committed now. */
 export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams): Promise<DigestStepResult> {
   const summaries = ctx.store.summaries();
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens });
+  const ix = buildSpanIndex(ctx.metas);
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens }, ix);
   if (!d.digestRange) return { written: false, abandoned: false, turns: 0 };
   const [from, to] = d.digestRange;
   const before = historyOf(ctx.metas, summaries);
   const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
-  const ix = buildSpanIndex(ctx.metas);
-  const text = extractiveSummary({ purpose: 'digest', items: turnsToItems(turns), targetTokens: digestTargetTokens(convTokensIn(ix, from, to)), tier: 'normal' });
+  const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
+  const text = extractiveSummary({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' });
   const tokenCount = ctx.countTokens(text);
   const span = convSpan(ctx.metas, from, to);
+  const superseded = d.live.map((s) => s.id);
   return ctx.store.commit((w): DigestStepResult => {
-        const now = historyOf(ctx.metas, w.summaries());
-        if (!startsWith(now, before) || now.length !== before.length) {
-          ctx.event('compaction_abandoned', { step: 'digest', reason: 'the history changed before the digest was written' });
-          return { written: false, abandoned: true, turns: 0 };
-        }
-        const id = w.insertSummary({
-          kind: 'digest',
-          depth: 0,
-          text,
-          tokenCount,
-          tier: 'digest',
-          model: EXTRACTIVE_MODEL,
-          promptVersion: EXTRACTIVE_PROMPT_VERSION,
-          cacheKey: null,
-          cacheHit: false,
-          firstPosition: span.first,
-          lastPosition: span.last,
-          turnIds: span.turnIds,
-        });
-        w.setState({ ...w.state(), coveredUntil: to });
-        ctx.event('digest_written', { summaryId: id, turns: span.turnIds.length, tokens: tokenCount, coveredUntil: to, pressure: d.pressure });
-        return { written: true, abandoned: false, summaryId: id, turns: span.turnIds.length };
+    const now = historyOf(ctx.metas, w.summaries());
+    if (!startsWith(now, before) || now.length !== before.length) {
+      ctx.event('compaction_abandoned', { step: 'digest', reason: 'the history changed before the digest was written' });
+      return { written: false, abandoned: true, turns: 0 };
+    }
+    const id = w.insertSummary({
+      kind: 'digest',
+      depth: 0,
+      text,
+      tokenCount,
+      tier: 'digest',
+      model: EXTRACTIVE_MODEL,
+      promptVersion: EXTRACTIVE_PROMPT_VERSION,
+      cacheKey: null,
+      cacheHit: false,
+      firstPosition: d.live[0]?.firstPosition ?? span.first,
+      lastPosition: span.last,
+      turnIds: span.turnIds,
+      childSummaryIds: superseded,
+    });
+    w.markCompacted(superseded);
+    w.setState({ ...w.state(), coveredUntil: to });
+    ctx.event('digest_written', { summaryId: id, turns: span.turnIds.length, tokens: tokenCount, coveredUntil: to, pressure: d.pressure, superseded });
+    return { written: true, abandoned: false, summaryId: id, turns: span.turnIds.length };
   });
 }
 
-interface ChunkJob {
+interface ChunkResult {
   from: number;
   to: number;
-  /** The digest this chunk upgrades, or null for new turns. */
-  digestId: number | null;
-}
-
-interface ChunkResult extends ChunkJob {
   text: string;
   tokenCount: number;
   tier: SummaryTier;
@@ -148,18 +157,23 @@ export interface BackgroundStepResult {
   committed: boolean;
   abandoned: boolean;
   digestsUpgraded: number;
+  /** Chunks the new turns were read in (model calls of the map step). */
   chunksCreated: number;
+  /** Summary rows written (1 when committed). */
+  summariesCreated: number;
   turnsCompacted: number;
   fallbackChunks: number;
   tiers: string[];
   reason: string;
 }
 
-/** Upgrade digests, then summarize new batches; optimistic commit (see the file header). */
+/** The model summary; optimistic commit (see the file header). */
 export async function twoLineBackgroundStep(ctx: PassContext, params: TwoLineParams): Promise<BackgroundStepResult> {
   const prepared = await prepareTwoLineBackground(ctx, params);
   return 'commit' in prepared ? prepared.commit(ctx) : prepared;
 }
+
+const TIER_RANK: Record<string, number> = { normal: 0, aggressive: 1, fallback: 2, truncation: 3, digest: 4 };
 
 /**
  * The background step's slow part (summarize, no lock held), returning its optimistic
@@ -169,85 +183,105 @@ export async function twoLineBackgroundStep(ctx: PassContext, params: TwoLinePar
  */
 export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLineParams): Promise<BackgroundStepResult | { commit(at: PassContext): Promise<BackgroundStepResult> }> {
   const summaries = ctx.store.summaries();
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens });
-  const jobs: ChunkJob[] = [];
-  for (const u of d.upgrades) for (const [from, to] of u.chunks) jobs.push({ from, to, digestId: u.digest.id });
-  for (const [from, to] of d.newChunks) jobs.push({ from, to, digestId: null });
-  const empty = { committed: false, abandoned: false, digestsUpgraded: 0, chunksCreated: 0, turnsCompacted: 0, fallbackChunks: 0, tiers: [] as string[] };
-  if (jobs.length === 0) return { ...empty, ran: false, reason: `nothing for the background pass: no digest, ${d.pendingTurns} pending turns (minBatch ${params.minBatch})` };
+  const ix = buildSpanIndex(ctx.metas);
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens }, ix);
+  const empty = { committed: false, abandoned: false, digestsUpgraded: 0, chunksCreated: 0, summariesCreated: 0, turnsCompacted: 0, fallbackChunks: 0, tiers: [] as string[] };
+  if (!d.backgroundRange) return { ...empty, ran: false, reason: `nothing for the background pass: no digest, ${d.pendingTurns} pending turns (minBatch ${params.minBatch})` };
+  const [rangeFrom, rangeTo] = d.backgroundRange;
+  const jobs = chunkRange(ix, rangeFrom, rangeTo, params.chunkChars, 'chars');
 
   // The history must still begin like this, up to the last entry this pass replaces.
   const before = historyOf(ctx.metas, summaries);
   let lastReplaced = -1;
-  for (const u of d.upgrades) lastReplaced = Math.max(lastReplaced, before.indexOf(`s${u.digest.id}`));
-  if (d.newChunks.length > 0) {
-    const ids = convTurnIds(ctx.metas, d.newChunks[d.newChunks.length - 1][0], d.newChunks[d.newChunks.length - 1][1]);
-    lastReplaced = Math.max(lastReplaced, before.indexOf(`t${ids[ids.length - 1]}`));
-  }
+  for (const s of d.live) lastReplaced = Math.max(lastReplaced, before.indexOf(`s${s.id}`));
+  const ids = convTurnIds(ctx.metas, d.coveredUntil, rangeTo);
+  if (ids.length > 0) lastReplaced = Math.max(lastReplaced, before.indexOf(`t${ids[ids.length - 1]}`));
   const expected = before.slice(0, lastReplaced + 1);
-  ctx.event('background_started', { digests: d.upgrades.length, chunks: jobs.length, pendingTurns: d.pendingTurns });
+  const digests = d.live.filter((s) => s.kind === 'digest').length;
+  ctx.event('background_started', { digests, chunks: jobs.length, pendingTurns: d.pendingTurns, from: rangeFrom, to: rangeTo });
 
-  const ix = buildSpanIndex(ctx.metas);
   let done = 0;
   let tokensDone = 0;
-  ctx.progress(0, jobs.length, 0);
-  const results = await mapPool(ctx, jobs, params.concurrency, async (job): Promise<ChunkResult> => {
-    const turns = ctx.readTurns(job.from, job.to).filter((t) => t.role !== 'system');
+  const steps = jobs.length + (jobs.length > 1 || d.base ? 1 : 0);
+  ctx.progress(0, steps, 0);
+  const baseText = d.base ? ctx.store.summaryText(d.base.id) : null;
+  const baseTokens = d.base?.tokenCount ?? 0;
+  const single = jobs.length === 1;
+  const results = await mapPool(ctx, jobs, params.concurrency, async ([from, to]): Promise<ChunkResult> => {
+    const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
     let r: ChunkResult;
     try {
-      const s = await ctx.summarize({ purpose: 'chunk', items: turnsToItems(turns), targetTokens: chunkTargetTokens(convTokensIn(ix, job.from, job.to)) }, { allowFallback: false });
-      r = { ...job, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit };
+      const s = await ctx.summarize({ purpose: 'chunk', items: turnsToItems(turns), targetTokens: chunkTargetTokens(convTokensIn(ix, from, to)) }, { allowFallback: false });
+      r = { from, to, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit };
     } catch (err) {
       if (isAbort(ctx, err)) throw err;
       const text = boundedTurnList(turns);
-      ctx.event('chunk_fallback', { from: job.from, to: job.to, error: err instanceof Error ? err.message : String(err) });
-      r = { ...job, text, tokenCount: ctx.countTokens(text), tier: 'fallback', model: TURN_LIST_MODEL, cacheKey: null, cacheHit: false };
+      ctx.event('chunk_fallback', { from, to, error: err instanceof Error ? err.message : String(err) });
+      r = { from, to, text, tokenCount: ctx.countTokens(text), tier: 'fallback', model: TURN_LIST_MODEL, cacheKey: null, cacheHit: false };
     }
     tokensDone += r.tokenCount;
-    ctx.progress(++done, jobs.length, tokensDone);
+    ctx.progress(++done, steps, tokensDone);
     return r;
   });
   ctx.checkCancelled();
-
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, results, empty) };
+  // Fold: one text for the pass. A single chunk with no base is already that text.
+  let folded: ChunkResult = results[0];
+  if (!(single && !baseText)) {
+    const items: SummarizeItem[] = results.map((r) => ({ kind: 'summary', role: 'summary', text: r.text }));
+    const target = passSummaryTargetTokens(baseTokens + convTokensIn(ix, rangeFrom, rangeTo));
+    try {
+      const s = await ctx.summarize({ purpose: 'chunk', items, priorSummary: baseText, targetTokens: target }, { allowFallback: false });
+      folded = { from: rangeFrom, to: rangeTo, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit };
+    } catch (err) {
+      if (isAbort(ctx, err)) throw err;
+      // The fold failed: the base and the chunk summaries side by side (bounded: each is a summary).
+      const text = [...(baseText ? [baseText] : []), ...results.map((r) => r.text)].join('\n\n');
+      ctx.event('chunk_fallback', { from: rangeFrom, to: rangeTo, step: 'fold', error: err instanceof Error ? err.message : String(err) });
+      folded = { from: rangeFrom, to: rangeTo, text, tokenCount: ctx.countTokens(text), tier: 'fallback', model: TURN_LIST_MODEL, cacheKey: null, cacheHit: false };
+    }
+    const worst = results.reduce((w, r) => (TIER_RANK[r.tier] > TIER_RANK[w] ? r.tier : w), folded.tier);
+    folded = { ...folded, tier: worst };
+    ctx.progress(steps, steps, tokensDone + folded.tokenCount);
+  }
+  ctx.checkCancelled();
+  const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
 }
 
-function commitTwoLineBackground(ctx: PassContext, d: ReturnType<typeof decideTwoLine>, expected: string[], results: ChunkResult[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: string[], r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
   return ctx.store.commit((w): BackgroundStepResult => {
-        const now = historyOf(ctx.metas, w.summaries());
-        if (!startsWith(now, expected)) {
-          const at = expected.findIndex((x, i) => now[i] !== x);
-          ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks: results.length });
-          return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
-        }
-        let turnsCompacted = 0;
-        let coveredUntil = w.state().coveredUntil ?? d.prefixEnd;
-        for (const r of results) {
-          const span = convSpan(ctx.metas, r.from, r.to);
-          w.insertSummary({
-            kind: 'chunk',
-            depth: 0,
-            text: r.text,
-            tokenCount: r.tokenCount,
-            tier: r.tier,
-            model: r.model,
-            promptVersion: ctx.variant.summarizer.promptVersion,
-            cacheKey: r.cacheKey,
-            cacheHit: r.cacheHit,
-            firstPosition: span.first,
-            lastPosition: span.last,
-            turnIds: span.turnIds,
-          });
-          if (r.digestId === null) turnsCompacted += span.turnIds.length;
-          coveredUntil = Math.max(coveredUntil, r.to);
-        }
-        const upgraded = d.upgrades.map((u) => u.digest.id);
-        w.markCompacted(upgraded);
-        for (const u of d.upgrades) turnsCompacted += convTurnIds(ctx.metas, u.digest.firstPosition, u.digest.lastPosition + 1).length;
-        w.setState({ ...w.state(), coveredUntil });
-        const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-        ctx.event('background_completed', { digestsUpgraded: upgraded.length, chunks: results.length, fallbackChunks, cacheHits: results.filter((r) => r.cacheHit).length, coveredUntil });
-        return { ran: true, committed: true, abandoned: false, digestsUpgraded: upgraded.length, chunksCreated: results.length, turnsCompacted, fallbackChunks, tiers: results.map((r) => r.tier), reason: `upgraded ${upgraded.length} digest(s), wrote ${results.length} chunk summaries` };
+    const now = historyOf(ctx.metas, w.summaries());
+    if (!startsWith(now, expected)) {
+      const at = expected.findIndex((x, i) => now[i] !== x);
+      ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks });
+      return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
+    }
+    const span = convSpan(ctx.metas, r.from, r.to);
+    // Supersedes every live row and the base (which a digest may have superseded already).
+    const superseded = [...new Set([...d.live.map((s) => s.id), ...(d.base ? [d.base.id] : [])])];
+    const id = w.insertSummary({
+      kind: 'chunk',
+      depth: 0,
+      text: r.text,
+      tokenCount: r.tokenCount,
+      tier: r.tier,
+      model: r.model,
+      promptVersion: ctx.variant.summarizer.promptVersion,
+      cacheKey: r.cacheKey,
+      cacheHit: r.cacheHit,
+      firstPosition: d.base?.firstPosition ?? d.live[0]?.firstPosition ?? span.first,
+      lastPosition: span.last,
+      turnIds: span.turnIds,
+      childSummaryIds: superseded,
+    });
+    w.markCompacted(superseded);
+    const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
+    // Turns newly taken out of what the model sees: those the live rows did not cover yet.
+    const turnsCompacted = convTurnIds(ctx.metas, d.coveredUntil, r.to).length;
+    const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
+    w.setState({ ...w.state(), coveredUntil });
+    ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
+    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `one model summary over ${span.turnIds.length} new turns in ${chunks} chunk(s)${digestsUpgraded > 0 ? ', superseding the digest' : ''}` };
   });
 }
 
@@ -257,13 +291,15 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const force = opts?.force ?? false;
   const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
   const base = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
-  if (!force && d.level === 'none' && d.upgrades.length === 0) {
+  if (!force && d.level === 'none' && !d.digestPending) {
     return { status: 'skipped', stats: { ...base, reason: d.reason } };
   }
-  ctx.event('compaction_started', { ...base, pendingTurns: d.pendingTurns, digests: d.upgrades.length });
+  ctx.event('compaction_started', { ...base, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
   const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
   ctx.checkCancelled();
-  if (ctx.live && !digest.abandoned) {
+  // The ordinary profile's model summary at the emergency line is written right away, never deferred.
+  const rightAway = params.profile === ORDINARY_PROFILE && d.level === 'emergency';
+  if (ctx.live && !digest.abandoned && !rightAway) {
     // Live: the background pass is summarized now and lands later (one task at a time).
     const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
     const deferred =
@@ -287,6 +323,7 @@ function outcomeOf(base: Record<string, unknown>, reason: string, digest: Digest
     digestTurns: digest.turns,
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
     chunksCreated: bg?.chunksCreated ?? 0,
+    summariesCreated: (digest.written ? 1 : 0) + (bg?.summariesCreated ?? 0),
     turnsCompacted: bg?.turnsCompacted ?? 0,
     fallbackChunks: bg?.fallbackChunks ?? 0,
     tiersUsed: countTiers(bg?.tiers ?? []),

@@ -42,4 +42,16 @@ export interface Summarizer {
   model: string;
   promptVersion: string;
   summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult>;
+  /**
+   * HTTP requests this summarizer has made so far, the client's retries included, and how
+   * many of them failed (an error status or no answer). Absent for a summarizer that makes
+   * none (the extractive one). A run reports the difference over its own course.
+   */
+  readonly requests?: { made: number; failed: number };
 }
+
+/** Requests a summarizer made since `before` (zeros for one that makes none). */
+export function requestsSince(s: Pick<Summarizer, 'requests'>, before: { made: number; failed: number }): { requests: number; failedRequests: number } {
+  return { requests: (s.requests?.made ?? 0) - before.made, failedRequests: (s.requests?.failed ?? 0) - before.failed };
+}
+export const requestMark = (s: Pick<Summarizer, 'requests'>): { made: number; failed: number } => ({ made: s.requests?.made ?? 0, failed: s.requests?.failed ?? 0 });

@@ -92,6 +92,21 @@ describe('engine with the openai summarizer', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('reports the HTTP requests made (retries included) and how many failed, apart from the summaries asked', async () => {
+    // Every request fails with a 429 the client retries once (retry-after-ms 1): each
+    // summarizer call is 2 requests; 19 summaries × 2 rungs = 38 calls = 76 requests.
+    server.setDefault({ kind: 'status', status: 429, retryAfterMs: 1 });
+    const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai({ maxRetries: 1 }), concurrency: 3 });
+    expect(result.status).toBe('completed');
+    expect(server.requests).toHaveLength(76);
+    expect(result.stats).toMatchObject({ summariesRequested: 19, summarizerCalls: 38, requests: 76, failedRequests: 76, tiersUsed: { fallback: 19 } });
+    // A healthy server: one request per call, none failed.
+    server.requests.length = 0;
+    server.setDefault({ kind: 'summary' });
+    const ok = await runCompaction(db, { sessionId, strategy: 'dag', params: { ...PARAMS, maxCondenseDepth: 3 }, summarizer: openai({ maxRetries: 1 }) });
+    expect(ok.stats).toMatchObject({ summarizerCalls: server.requests.length, requests: server.requests.length, failedRequests: 0 });
+  });
+
   it('an echoing server never gets its echo stored', async () => {
     server.setDefault({ kind: 'echo' });
     const result = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai() });

@@ -10,6 +10,7 @@ import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessio
 import { TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
 import { withSessionLock } from '../../electron/engine/locks.js';
 import { historyOf } from '../../shared/passes/two-line.js';
+import { buildSpanIndex, chunkRange } from '../../shared/strategies/spans.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, insertSummary, listExistingSummaries, listRuns, listSummaries, listVariants, setVariantState } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
@@ -53,29 +54,33 @@ function replayOf(db: DB, sessionId: number, variantId: number) {
 const BASE = { keepLast: 10, minBatch: 20, chunkChars: 4000 };
 
 describe('two-line pass', () => {
-  it('between the lines, summarizes the turns beyond the kept window in chunks', async () => {
+  it('between the lines, reads the turns beyond the kept window in chunks and writes ONE summary row', async () => {
     const { db, sessionId, total } = setup();
     const before = turnsTableSnapshot(db);
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
-    const plan = planFor('two-line', { turns: listTurnMetas(db, sessionId), summaries: [], state: {}, params });
+    const metas = listTurnMetas(db, sessionId);
+    const plan = planFor('two-line', { turns: metas, summaries: [], state: {}, params });
     expect(plan.trigger.level).toBe('warning');
+    const chunks = chunkRange(buildSpanIndex(metas), 1, 71, BASE.chunkChars, 'chars').length;
+    expect(chunks).toBeGreaterThan(1);
     const r = await runCompaction(db, { sessionId, strategy: 'two-line', params });
     expect(r.status).toBe('completed');
     expect(turnsTableSnapshot(db)).toBe(before);
 
-    const chunks = listSummaries(db, r.variantId);
-    expect(chunks.map((s) => [s.kind, s.firstPosition, s.lastPosition])).toEqual(plan.spans.map((s) => ['chunk', s.firstPosition, s.lastPosition]));
-    expect(chunks[0].firstPosition).toBe(1);
-    expect(chunks[chunks.length - 1].lastPosition).toBe(70);
+    const rows = listSummaries(db, r.variantId);
+    // One row per pass (today's code wrote one row per chunk).
+    expect(rows.map((s) => [s.kind, s.firstPosition, s.lastPosition, s.compacted])).toEqual([['chunk', 1, 70, false]]);
+    expect(plan.spans.map((s) => [s.purpose, s.firstPosition, s.lastPosition])).toEqual([['chunk', 1, 70]]);
     expect(getVariant(db, r.variantId)!.state).toEqual({ coveredUntil: 71 });
-    expect(r.stats).toMatchObject({ level: 'warning', digestWritten: false, chunksCreated: plan.spans.length, turnsCompacted: 70, abandoned: false, summarizerCalls: plan.spans.length, cacheHits: 0 });
+    // The chunks are read one call each, then one call folds them into the row.
+    expect(r.stats).toMatchObject({ level: 'warning', digestWritten: false, chunksCreated: chunks, summariesCreated: 1, turnsCompacted: 70, abandoned: false, summarizerCalls: chunks + 1, cacheHits: 0 });
     expect(eventKinds(db, r)).toEqual(['compaction_started', 'background_started', 'background_completed']);
 
     const replay = replayOf(db, sessionId, r.variantId);
-    // The chunk summaries (user text) merge with the first kept turn, the user's turn 71.
+    // The summary (user text) merges with the first kept turn, the user's turn 71.
     expect(replay.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
-    const turn71 = listTurnMetas(db, sessionId)[71];
-    expect(replay.messages[1].parts).toEqual([...chunks.map((s) => ({ kind: 'summary', summaryId: s.id })), { kind: 'turn', turnId: turn71.id, position: 71 }]);
+    const turn71 = metas[71];
+    expect(replay.messages[1].parts).toEqual([{ kind: 'summary', summaryId: rows[0].id }, { kind: 'turn', turnId: turn71.id, position: 71 }]);
     expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
 
     // The pressure is now low: a second call changes nothing and calls nobody.
@@ -84,7 +89,7 @@ describe('two-line pass', () => {
     expect(again.stats).toMatchObject({ level: 'none', summarizerCalls: 0 });
   });
 
-  it('at the emergency line, writes the model-free digest before any model call, then upgrades it', async () => {
+  it('at the emergency line, writes the model-free digest before any model call, then a new row supersedes it', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
     let liveAtFirstCall: string[] | null = null;
@@ -99,16 +104,17 @@ describe('two-line pass', () => {
     expect(liveAtFirstCall).toEqual(['digest:digest:extractive:1-70']);
 
     const all = listSummaries(db, r.variantId);
-    const digest = all.find((s) => s.kind === 'digest')!;
-    expect(digest).toMatchObject({ tier: 'digest', model: 'extractive', compacted: true, cacheHit: false, promptVersion: 'extractive-1' });
+    expect(all.map((s) => [s.kind, s.compacted])).toEqual([['digest', true], ['chunk', false]]);
+    const [digest, model] = all;
+    expect(digest).toMatchObject({ tier: 'digest', model: 'extractive', cacheHit: false, promptVersion: 'extractive-1' });
     expect(digest.text.startsWith('[Extractive digest summary of 70 items')).toBe(true);
-    const chunks = all.filter((s) => s.kind === 'chunk');
-    expect(chunks.every((s) => !s.compacted && s.tier === 'normal' && s.model === 'gpt-4o-mini')).toBe(true);
-    expect(chunks.map((s) => s.turnIds).flat()).toEqual(digest.turnIds);
-    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, chunksCreated: chunks.length, turnsCompacted: 70, summarizerCalls: chunks.length });
+    expect(model).toMatchObject({ tier: 'normal', model: 'gpt-4o-mini', firstPosition: 1, lastPosition: 70 });
+    expect(model.turnIds).toEqual(digest.turnIds);
+    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, summariesCreated: 2, turnsCompacted: 0 });
     expect(eventKinds(db, r)).toEqual(['compaction_started', 'digest_written', 'background_started', 'background_completed']);
     const replay = replayOf(db, sessionId, r.variantId);
-    expect(replay.messages[1].parts?.slice(0, chunks.length)).toEqual(chunks.map((s) => ({ kind: 'summary', summaryId: s.id })));
+    expect(replay.messages[1].parts?.[0]).toEqual({ kind: 'summary', summaryId: model.id });
+    expect(replay.messages[1].parts?.filter((p) => p.kind === 'summary')).toHaveLength(1);
     expect(validateMessages(replay.messages, 'openai')).toEqual([]);
   });
 
@@ -142,35 +148,42 @@ describe('two-line pass', () => {
     expect(events.map((e) => e.kind)).toEqual(['compaction_started', 'background_started', 'compaction_abandoned']);
     expect(events[2].data).toMatchObject({ step: 'background', expected: historyBefore[0], found: `s${digestId}` });
     expect(listSummaries(db, variantId).map((s) => [s.id, s.kind, s.compacted])).toEqual([[digestId, 'digest', false]]);
+    // The chunks, then the call that folds them into one text.
     const chunkCalls = calls.length;
-    expect(chunkCalls).toBeGreaterThan(1);
+    expect(chunkCalls).toBeGreaterThan(2);
 
-    // The retry upgrades the digest over the very same chunks: every one is a cache hit.
+    // The retry upgrades the digest over the very same chunks and fold: every one is a cache hit.
     const retry = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ calls }) });
     expect(retry).toMatchObject({ status: 'completed', variantId });
-    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls, summarizerCalls: 0, cacheHits: chunkCalls, abandoned: false });
+    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls - 1, summariesCreated: 1, summarizerCalls: 0, cacheHits: chunkCalls, abandoned: false });
     expect(calls).toHaveLength(chunkCalls);
   });
 
   it('turns a chunk the model cannot summarize into a bounded list of its turns, never its text', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
-    const summarizer = scriptedSummarizer({ fail: (req) => req.items.some((i) => i.text.startsWith('question 3:')) });
+    const calls: SummarizeRequest[] = [];
+    const summarizer = scriptedSummarizer({ calls, fail: (req) => req.items.some((i) => i.text.startsWith('question 3:')) });
     const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer });
     expect(r.status).toBe('completed');
-    const fallback = listSummaries(db, r.variantId).filter((s) => s.tier === 'fallback');
-    expect(fallback).toHaveLength(1);
-    const [f] = fallback;
-    expect(f.model).toBe('turn-list');
-    const turns = listTurns(db, sessionId, { from: f.firstPosition, to: f.lastPosition + 1 });
-    const lines = f.text.split('\n');
-    expect(lines[0]).toBe(`[Summary unavailable: the summarizer failed on turns ${f.firstPosition}-${f.lastPosition}; their list instead]`);
+    // The pass's one row is marked with the worst tier of its chunks.
+    const rows = listSummaries(db, r.variantId);
+    expect(rows.map((s) => [s.kind, s.tier])).toEqual([['chunk', 'fallback']]);
+    // The failed chunk reaches the fold as a bounded list of its turns.
+    const fold = calls[calls.length - 1];
+    const lists = fold.items.filter((i) => i.text.startsWith('[Summary unavailable'));
+    expect(lists).toHaveLength(1);
+    const text = lists[0].text;
+    const [, from, to] = /turns (\d+)-(\d+);/.exec(text)!.map(Number);
+    const turns = listTurns(db, sessionId, { from, to: to + 1 });
+    const lines = text.split('\n');
+    expect(lines[0]).toBe(`[Summary unavailable: the summarizer failed on turns ${from}-${to}; their list instead]`);
     expect(lines).toHaveLength(turns.length + 1);
     turns.forEach((t, i) => {
       const full = (t.blocks[0] as { text: string }).text;
       expect(full.length).toBeGreaterThan(80);
       expect(lines[i + 1]).toBe(`- ${t.role}: ${full.slice(0, 80)}…`);
-      expect(f.text.includes(full)).toBe(false);
+      expect(text.includes(full)).toBe(false);
     });
     expect(r.stats).toMatchObject({ fallbackChunks: 1 });
   });
@@ -224,7 +237,7 @@ describe('TwoLineScheduler', () => {
 });
 
 describe('two-line on the real spotter 258c7280 session (306 turns, 140,001 tokens)', () => {
-  it('sits between the lines with the defaults and summarizes the 265 turns beyond the kept window in 24 chunks', async () => {
+  it('sits between the lines with the defaults and summarizes the 265 turns beyond the kept window in 24 chunks, into one row', async () => {
     const f = fixtureDb();
     try {
       const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
@@ -234,18 +247,22 @@ describe('two-line on the real spotter 258c7280 session (306 turns, 140,001 toke
         { kind: 'kept-window', position: 265, label: 'last 40 turns kept' },
         { kind: 'warning', position: 169, label: 'warning line: 50% of 200,000 tokens' },
       ]);
-      expect(plan.spans).toHaveLength(24);
+      expect(plan.spans.map((x) => [x.purpose, x.firstPosition, x.lastPosition])).toEqual([['chunk', 0, 264]]);
+      const ix = buildSpanIndex(listTurnMetas(f.db, s.id));
+      const chunks = chunkRange(ix, 0, 265, 18000, 'chars');
+      expect(chunks).toHaveLength(24);
       // A tool cycle with a 54,188-character result stays whole: a chunk of its own past chunkChars.
-      expect(plan.spans.slice(0, 3).map((x) => [x.firstPosition, x.lastPosition, x.chars])).toEqual([[0, 4, 16349], [5, 6, 54188], [7, 22, 14748]]);
-      expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 35465]);
+      expect(chunks.slice(0, 3).map(([a, b]) => [a, b - 1, ix.convCharPrefix[b] - ix.convCharPrefix[a]])).toEqual([[0, 4, 16349], [5, 6, 54188], [7, 22, 14748]]);
+      // 265 turns of 140,001 - kept tokens become one summary of at most 4,000 tokens.
+      expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 140001 - plan.spans[0].tokens + 4000]);
 
       const before = turnsDump(f.db);
       const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'two-line', params: {} });
       expect(r.status).toBe('completed');
       expect(turnsDump(f.db)).toBe(before);
-      expect(r.stats).toMatchObject({ chunksCreated: 24, turnsCompacted: 265, digestWritten: false, abandoned: false });
-      const chunks = listSummaries(f.db, r.variantId);
-      expect(chunks.map((c) => [c.firstPosition, c.lastPosition])).toEqual(plan.spans.map((x) => [x.firstPosition, x.lastPosition]));
+      expect(r.stats).toMatchObject({ chunksCreated: 24, summariesCreated: 1, turnsCompacted: 265, digestWritten: false, abandoned: false, summarizerCalls: 25 });
+      const rows = listSummaries(f.db, r.variantId);
+      expect(rows.map((c) => [c.firstPosition, c.lastPosition])).toEqual(plan.spans.map((x) => [x.firstPosition, x.lastPosition]));
       expect(getVariant(f.db, r.variantId)!.state).toEqual({ coveredUntil: 265 });
       const replay = replayOf(f.db, s.id, r.variantId);
       expect(validateMessages(replay.messages, 'openai')).toEqual([]);

@@ -1,9 +1,9 @@
 /**
  * The two-line planner on synthetic metas (100 tokens and 400 characters per turn):
- * the lines and their fallback, the kept window, digest and chunk spans, upgrades.
+ * the lines and their fallback, the kept window, one span per summary row (digest, model summary), the profiles.
  */
 import { describe, expect, it } from 'vitest';
-import { decideTwoLine, effectiveLines, planTwoLine, twoLineStrategy, ORDINARY_PROFILE_KEEP_LAST, type TwoLineParams } from '../../shared/strategies/two-line.js';
+import { decideTwoLine, effectiveKeepLast, effectiveLines, planTwoLine, twoLineStrategy, ORDINARY_PROFILE_KEEP_LAST, type TwoLineParams } from '../../shared/strategies/two-line.js';
 import { planFor } from '../../shared/strategies/index.js';
 import { defaultsOf } from '../../shared/strategies/params.js';
 import type { ExistingSummary } from '../../shared/strategies/types.js';
@@ -17,13 +17,15 @@ const P = (o: Partial<TwoLineParams> = {}): TwoLineParams => ({ ...(defaultsOf(t
 // system + 60 conversation turns = 6,100 tokens seen.
 const SIXTY = () => metas('s' + 'ua'.repeat(30));
 const ranges = (spans: { firstPosition: number; lastPosition: number }[]) => spans.map((s) => [s.firstPosition, s.lastPosition]);
-const FIVE_TURN_CHUNKS = Array.from({ length: 10 }, (_, k) => [1 + 5 * k, 5 + 5 * k]);
 
 describe('two-line planner', () => {
-  it('has the seed defaults and documents the ordinary profile', () => {
-    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, keepLast: 40, minBatch: 20, chunkChars: 18000, concurrency: 4, preMaskWindow: -1 });
+  it('has the seed defaults and both profiles as a parameter', () => {
+    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, profile: 0, keepLast: -1, minBatch: 20, chunkChars: 18000, concurrency: 4, preMaskWindow: -1 });
     expect(ORDINARY_PROFILE_KEEP_LAST).toBe(6);
-    expect(twoLineStrategy.description).toContain('use 6 for an ordinary chat');
+    expect(effectiveKeepLast({ profile: 0, keepLast: -1 })).toBe(40);
+    expect(effectiveKeepLast({ profile: 1, keepLast: -1 })).toBe(6);
+    expect(effectiveKeepLast({ profile: 1, keepLast: 12 })).toBe(12);
+    expect(twoLineStrategy.description).toContain('profile 1 (ordinary chat) keeps 6');
   });
 
   it('does nothing below the warning line', () => {
@@ -32,18 +34,17 @@ describe('two-line planner', () => {
     expect(plan.spans).toEqual([]);
   });
 
-  it('between the lines: chunks of the turns beyond the kept window, closing before the turn that passes chunkChars', () => {
+  it('between the lines: ONE model-summary span over the turns beyond the kept window, not one per chunk', () => {
     const plan = planTwoLine({ turns: SIXTY(), summaries: [], state: {}, params: P({ contextWindow: 10000 }) });
     expect(plan.trigger).toMatchObject({ compact: true, level: 'warning', pressure: 0.61 });
     expect(plan.boundaries).toEqual([
       { kind: 'kept-window', position: 51, label: 'last 10 turns kept' },
       { kind: 'warning', position: 50, label: 'warning line: 50% of 10,000 tokens' },
     ]);
-    // 400 chars per turn, 2,000 per chunk: five turns each.
-    expect(ranges(plan.spans)).toEqual(FIVE_TURN_CHUNKS);
-    expect(plan.spans.every((s) => s.purpose === 'chunk' && s.targetTokens === 125 && s.tokens === 500)).toBe(true);
+    // Turns 1-50 (5,000 tokens) become one summary of an eighth of them: 625 tokens.
+    expect(plan.spans.map((s) => [s.purpose, s.firstPosition, s.lastPosition, s.tokens, s.targetTokens])).toEqual([['chunk', 1, 50, 5000, 625]]);
     expect(plan.tokensBefore).toBe(6100);
-    expect(plan.tokensAfter).toBe(6100 - 10 * (500 - 125));
+    expect(plan.tokensAfter).toBe(6100 - 5000 + 625);
   });
 
   it('waits for minBatch pending turns before a background batch', () => {
@@ -52,13 +53,40 @@ describe('two-line planner', () => {
     expect(plan.trigger.reason).toBe('pressure 61.0% of 10,000 tokens, lines 50/80%: warning, background pass (19 pending turns, fewer than minBatch 20); nothing to summarize yet');
   });
 
-  it('at the emergency line: one digest of everything but the kept window now, and its upgrade chunks', () => {
+  it('at the emergency line (agent profile): the digest now and the model summary that supersedes it, one span each', () => {
     const plan = planTwoLine({ turns: SIXTY(), summaries: [], state: {}, params: P({ contextWindow: 7000 }) });
     expect(plan.trigger).toMatchObject({ compact: true, level: 'emergency' });
-    expect(plan.spans[0]).toMatchObject({ id: 'p0', purpose: 'digest', firstPosition: 1, lastPosition: 50, tokens: 5000, targetTokens: 625 });
-    expect(ranges(plan.spans.slice(1))).toEqual(FIVE_TURN_CHUNKS);
-    expect(plan.dag.nodes[0]).toEqual({ id: 'p0', depth: 0, projected: true, firstPosition: 1, lastPosition: 50, tokens: 625, compacted: true });
-    expect(plan.tokensAfter).toBe(6100 - 10 * (500 - 125));
+    expect(plan.spans.map((s) => [s.id, s.purpose, s.firstPosition, s.lastPosition, s.tokens, s.targetTokens])).toEqual([
+      ['p0', 'digest', 1, 50, 5000, 625],
+      ['p1', 'chunk', 1, 50, 5000, 625],
+    ]);
+    expect(plan.dag.nodes).toEqual([
+      { id: 'p0', depth: 0, projected: true, firstPosition: 1, lastPosition: 50, tokens: 625, compacted: true },
+      { id: 'p1', depth: 0, projected: true, firstPosition: 1, lastPosition: 50, tokens: 625, compacted: false },
+    ]);
+    expect(plan.tokensAfter).toBe(6100 - 5000 + 625);
+  });
+
+  it('the ordinary profile keeps 6 turns and writes the model summary right away (no digest)', () => {
+    const plan = planTwoLine({ turns: SIXTY(), summaries: [], state: {}, params: P({ contextWindow: 7000, profile: 1, keepLast: -1 }) });
+    expect(plan.trigger).toMatchObject({ compact: true, level: 'emergency' });
+    expect(plan.trigger.reason).toContain('model summary of 54 new turns now (ordinary profile)');
+    // 60 conversation turns, the last 6 kept: turns 1-54 (5,400 tokens) → 675.
+    expect(plan.spans.map((s) => [s.purpose, s.firstPosition, s.lastPosition, s.targetTokens])).toEqual([['chunk', 1, 54, 675]]);
+    expect(plan.boundaries[0]).toEqual({ kind: 'kept-window', position: 55, label: 'last 6 turns kept' });
+  });
+
+  it('a later pass continues the previous model summary: one span over the new turns, the old row superseded', () => {
+    const turns = metas('s' + 'ua'.repeat(60));
+    const base: ExistingSummary = { id: 7, kind: 'chunk', depth: 0, tokenCount: 625, charCount: 2500, compacted: false, firstPosition: 1, lastPosition: 50, childIds: [] };
+    const plan = planTwoLine({ turns, summaries: [base], state: { coveredUntil: 51 }, params: P({ contextWindow: 12000 }) });
+    // Seen: system 100 + summary 625 + turns 51-120 (7,000) = 7,725 = 64.4% of 12,000.
+    expect(plan.trigger).toMatchObject({ compact: true, level: 'warning' });
+    // New turns 51-110 (6,000 tokens) folded with the base's 625: ceil(6,625 / 8) = 829.
+    expect(plan.spans.map((s) => [s.purpose, s.firstPosition, s.lastPosition, s.tokens, s.targetTokens])).toEqual([['chunk', 51, 110, 6000, 829]]);
+    expect(plan.dag.nodes.find((n) => n.id === 's7')?.compacted).toBe(true);
+    expect(plan.dag.nodes.find((n) => n.id === 'p0')).toMatchObject({ firstPosition: 1, lastPosition: 110 });
+    expect(plan.tokensAfter).toBe(7725 - 625 - 6000 + 829);
   });
 
   it('falls back to 50/80 for a nonsense pair and says so', () => {
@@ -77,23 +105,17 @@ describe('two-line planner', () => {
     turns[51].cycleStart = 49; // the first kept turn answers a call two turns earlier
     const d = decideTwoLine({ turns, summaries: [], state: {}, params: P({ contextWindow: 10000 }) });
     expect(d.keptStart).toBe(49);
-    expect(d.newChunks[d.newChunks.length - 1][1]).toBe(49);
-  });
-
-  it('keeps an over-long turn as a chunk of its own', () => {
-    const turns = SIXTY();
-    turns[8].charCount = 5000;
-    const d = decideTwoLine({ turns, summaries: [], state: {}, params: P({ contextWindow: 10000 }) });
-    expect(d.newChunks.slice(0, 4)).toEqual([[1, 6], [6, 8], [8, 9], [9, 14]]);
+    expect(d.backgroundRange).toEqual([1, 49]);
   });
 
   it('below warning, an existing digest still awaits its upgrade', () => {
     const digest: ExistingSummary = { id: 5, kind: 'digest', depth: 0, tokenCount: 600, charCount: 2400, compacted: false, firstPosition: 1, lastPosition: 50, childIds: [] };
     const plan = planTwoLine({ turns: SIXTY(), summaries: [digest], state: { coveredUntil: 51 }, params: P({ contextWindow: 20000 }) });
     expect(plan.tokensBefore).toBe(6100 - 5000 + 600);
-    expect(plan.trigger).toMatchObject({ compact: true, level: 'none', reason: 'pressure 8.5% of 20,000 tokens, lines 50/80%: below warning, but 1 digest(s) await their upgrade' });
-    expect(ranges(plan.spans)).toEqual(FIVE_TURN_CHUNKS);
+    expect(plan.trigger).toMatchObject({ compact: true, level: 'none', reason: 'pressure 8.5% of 20,000 tokens, lines 50/80%: below warning, but the digest awaits its upgrade' });
+    // No model summary yet: the upgrade reads turns 1-50 again, into one row.
+    expect(ranges(plan.spans)).toEqual([[1, 50]]);
     expect(plan.dag.nodes.find((n) => n.id === 's5')?.compacted).toBe(true);
-    expect(plan.tokensAfter).toBe(1700 - 10 * (500 - 125) + (5000 - 600));
+    expect(plan.tokensAfter).toBe(1700 - 600 + 625);
   });
 });

@@ -120,6 +120,23 @@ describe('live replay on the real spotter session', () => {
     expect(t.totals.peakContext).toBeLessThan(0.8 * 200_000);
   });
 
+  it('two-line keeps ONE live summary row at every call: each pass supersedes the previous row (new row, old marked compacted), continuing it', async () => {
+    // Low lines so it fires several times on the 152 calls (with digests at the emergency line).
+    const r = await runReplay(db, { sessionId, strategy: 'two-line', params: { warningPct: 20, emergencyPct: 30 }, commitDelayCalls: 1 });
+    const rows = listReplaySummaries(db, r.runId);
+    const passes = r.timeline!.events.filter((e) => e.summaryIds.length > 0 || e.kind === 'commit').length;
+    expect(passes).toBeGreaterThan(2);
+    expect(rows.filter((s) => s.kind === 'chunk').length).toBeGreaterThan(1);
+    const calls = Math.max(...rows.map((s) => s.callIndex)) + 2;
+    for (let k = 0; k < calls; k++) {
+      const live = rows.filter((s) => s.callIndex <= k && (s.compactedAtCall === null || s.compactedAtCall > k));
+      expect(live.length, `live two-line rows before call ${k}`).toBeLessThanOrEqual(1);
+    }
+    // Every row after the first starts where the history starts: it stands for all of it.
+    const first = Math.min(...rows.map((s) => s.firstPosition));
+    for (const s of rows) expect(s.firstPosition).toBe(first);
+  });
+
   it("abandons two-line's background commit when an emergency digest moved the history before it landed", async () => {
     // Lines low enough that the context (with Claude Code's ~25k overhead) crosses the
     // emergency line while a background pass is still pending (it lands 3 calls later).
