@@ -6,6 +6,7 @@
  *   pass       bench/pass.ts      benchPass({ turns: 100,000 })     a full extractive dag pass
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
+ *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
  *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
@@ -16,8 +17,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger'];
 
 interface Sizes {
   importTurns: number;
@@ -66,6 +67,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
     case 'tokenizer': {
       const benchTokenizer = await load<(o: { chars: number }) => Json>('./tokenizer.js', 'benchTokenizer');
       return benchTokenizer({ chars: sizes.tokenizerChars });
+    }
+    case 'ledger': {
+      const benchLedger = await load<(o: { tokens: number; runs: number }) => Json>('./ledger.js', 'benchLedger');
+      return benchLedger({ tokens: 20_000, runs: sizes === QUICK ? 30 : 200 });
     }
     default: {
       const _exhaustive: never = part;
@@ -117,6 +122,12 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     out.push('', 'Tokenizer (o200k_base, same text)');
     if (tok.error) out.push(`  error: ${tok.error}`);
     else out.push(`  gpt-tokenizer ${fmt(tok.tokensPerSecond)} tokens/s, tiktoken ${fmt(tok.tiktokenTokensPerSecond)} tokens/s: ratio ${fmt(tok.ratioToTiktoken)}${tok.countsMatch ? ', identical counts' : ', COUNTS DIFFER'}`);
+  }
+  const led = results.ledger;
+  if (led) {
+    out.push('', 'Loss ledger of a 20k-token leaf (extract facts + match the summary; goal <= 5 ms)');
+    if (led.error) out.push(`  error: ${led.error}`);
+    else out.push(`  ${fmt(led.leafTokens)} tokens, ${fmt(led.turns)} turns, ${fmt(led.facts)} facts: median ${fmt(led.medianMs)} ms (CPU ${fmt(led.cpuMedianMs)} ms), p95 ${fmt(led.p95Ms)} ms, extraction ${fmt(led.extractMedianMs)} ms; ratio to the goal ${fmt(led.ratioToGoal)}`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

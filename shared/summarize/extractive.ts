@@ -13,7 +13,8 @@
  * (at most `budgetChars(target, tier)` characters), and linear in the input size.
  */
 import type { AbortSignalLike, SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
-import { ITEM_MARKERS } from './items.js';
+import { itemSegments } from './items.js';
+import { BACKTICK_RE, COMMAND_JSON_RE, ERROR_RE, IDENT_RE, NUMBER_RE, pathOf, SHELL_LINE_RE, STRICT_ERROR_RE, TOKEN_SPLIT_RE, URL_RE } from '../facts/patterns.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */
 export const EXTRACTIVE_PROMPT_VERSION = 'extractive-1';
@@ -38,42 +39,6 @@ export function budgetChars(targetTokens: number, tier: SummarizeRequest['tier']
 
 const DECISION_RE = /\b(decid\w*|chose|choose|going to|we will|we'll|i will|i'll|let's|instead of|switch(?:ed)? to|agreed|approach|plan is|root cause|the fix|fixed|resolved|conclusion)\b/i;
 const TASK_RE = /\b(todo|fixme|xxx|next step|next,|need to|needs to|have to|must|should|remaining|pending|not yet|follow[- ]up|still)\b|^\s*[-*]\s*\[ \]/i;
-/** Lines that are errors wherever they appear (compiler, runtime, test runner, git). */
-const STRICT_ERROR_RE = /^(?:\w+(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|panic:|Traceback \(most recent call last\)|FAIL\b|E\s{2,}\S|npm ERR!)/;
-const ERROR_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|segmentation fault|cannot|can't find|not found|denied)\b|^\s*E\s{2,}/i;
-
-const URL_RE = /\bhttps?:\/\/[^\s"'<>)\]}`]+/g;
-// Paths: at least one slash with a word on each side, or a bare name with a known-looking extension.
-// Paths are found by splitting on separators and testing each token (one linear pass;
-// a path regex backtracks on every long word of a 20,000-token span).
-const TOKEN_SPLIT_RE = /[\s"'`(),;<>[\]{}|=]+/;
-const FILE_EXT_RE = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|ex|exs|json|jsonl|yaml|yml|toml|md|txt|sh|sql|html|css|lock|cfg|ini|xml|traj|db)$/;
-const PATH_SEGMENT_RE = /^[\w.@+-]+$/;
-
-/**
- * A token that names a file or directory: a known extension, an absolute or ./ path, a
- * trailing slash, three or more segments (`lib/spotter/transcripts`), or two starting
- * at a usual root (`src/store`); "and/or" and "row/col" are not paths. A trailing `:line:col` and punctuation are dropped.
- */
-function pathOf(token: string): string | null {
-  const t = token.replace(/(?::\d+)+$/, '').replace(/[.,:!?]+$/, '');
-  if (t.length < 4 || t.includes('://')) return null;
-  if (!t.includes('/')) return FILE_EXT_RE.test(t) && PATH_SEGMENT_RE.test(t) ? t : null;
-  const segments = t.replace(/^(?:~|\.{1,2})?\//, '').split('/').filter((x) => x.length > 0);
-  if (segments.length === 0 || !segments.every((x) => PATH_SEGMENT_RE.test(x)) || segments.every((x) => /^\d+$/.test(x))) return null;
-  if (FILE_EXT_RE.test(t) || segments.length >= 3 || /^(?:~|\.{1,2})?\//.test(t) || t.endsWith('/')) return t;
-  // Two bare segments are prose as often as not ("and/or", "row/col") unless they start at a usual root.
-  return segments.length === 2 && COMMON_ROOTS.has(segments[0]) ? t : null;
-}
-
-const COMMON_ROOTS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app', 'apps', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'electron', 'shared', 'renderer', 'public', 'static', 'include', 'examples']);
-const BACKTICK_RE = /`([^`\n]{2,80})`/g;
-// camelCase, PascalCase with 2+ humps, snake_case, SCREAMING_CASE, dotted.member and call() names.
-const IDENT_RE = /\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_][\w]*\(\))/g;
-const NUMBER_RE = /\b\d+(?:[.,:]\d+)*(?:\s?(?:%|ms|s|kb|mb|gb|tokens?|turns?|lines?|bytes?))?\b/gi;
-const COMMAND_JSON_RE = /"(?:command|cmd)":"((?:[^"\\]|\\.){1,300})"/g;
-const SHELL_LINE_RE = /^\s*(?:\$|>)\s+(\S.*)$/;
-
 interface Collected {
   requests: string[];
   decisions: string[];
@@ -109,45 +74,6 @@ function requestOf(lines: readonly string[]): string {
   const joined = lines.join(' ').replace(/<\/?[a-z][\w-]*>/g, ' ').replace(/\s+/g, ' ').trim();
   const sentence = /^(.{20,}?[.?!])(\s|$)/.exec(joined);
   return clip(sentence ? sentence[1] : joined);
-}
-
-type SegmentKind = 'said' | 'thinking' | 'tool_use' | 'tool_result' | 'tool_error';
-interface Segment {
-  kind: SegmentKind;
-  lines: string[];
-}
-
-/**
- * Splits an item's text back into blocks using the markers items.ts writes: a marked
- * line opens a block that runs until the next marked line. Unmarked leading text is
- * what the person or the agent said.
- */
-function segmentsOf(text: string): Segment[] {
-  const out: Segment[] = [];
-  let cur: Segment = { kind: 'said', lines: [] };
-  const open = (kind: SegmentKind) => {
-    if (cur.lines.length > 0) out.push(cur);
-    cur = { kind, lines: [] };
-  };
-  for (const raw of text.split('\n')) {
-    let line = raw.trim();
-    if (line.startsWith(ITEM_MARKERS.toolError)) [line] = [line.slice(ITEM_MARKERS.toolError.length), open('tool_error')];
-    else if (line.startsWith(ITEM_MARKERS.toolResult)) [line] = [line.slice(ITEM_MARKERS.toolResult.length), open('tool_result')];
-    else if (line.startsWith(ITEM_MARKERS.thinking)) [line] = [line.slice(ITEM_MARKERS.thinking.length), open('thinking')];
-    else if (line.startsWith(ITEM_MARKERS.toolUse)) {
-      // A tool_use is one line (its input is JSON): what follows is said again.
-      open('tool_use');
-      cur.lines.push(line);
-      open('said');
-      continue;
-    }
-    const closes = line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult);
-    if (closes) line = line.slice(0, line.lastIndexOf('[/')).trim();
-    if (line.trim().length > 0) cur.lines.push(line.trim());
-    if (closes) open('said');
-  }
-  if (cur.lines.length > 0) out.push(cur);
-  return out;
 }
 
 /** Section titles of an extractive summary: condensing summaries keeps their sections. */
@@ -203,7 +129,7 @@ function collect(items: readonly SummarizeItem[]): Collected {
   for (const item of items) {
     let userAsked = false;
     let section: 'requests' | 'decisions' | 'tasks' | 'errors' | null = null;
-    for (const seg of segmentsOf(item.text)) {
+    for (const seg of itemSegments(item.text)) {
       switch (seg.kind) {
         case 'said':
           if (item.role === 'user' && !userAsked) {

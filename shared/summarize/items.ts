@@ -65,3 +65,45 @@ export function summaryToItem(text: string): SummarizeItem {
 export function itemsToSourceText(items: readonly SummarizeItem[]): string {
   return items.map((i) => `${i.role}: ${i.text}`).join('\n\n');
 }
+
+export type SegmentKind = 'said' | 'thinking' | 'tool_use' | 'tool_result' | 'tool_error';
+export interface ItemSegment {
+  kind: SegmentKind;
+  lines: string[];
+}
+
+/**
+ * Splits an item's text back into blocks using the markers items.ts writes: a marked
+ * line opens a block that runs until the next marked line. Unmarked leading text is
+ * what the person or the agent said.
+ */
+export function itemSegments(text: string): ItemSegment[] {
+  const out: ItemSegment[] = [];
+  let cur: ItemSegment = { kind: 'said', lines: [] };
+  // An empty tool result is still a result: results pair with calls in order (shared/facts).
+  const keep = (s: ItemSegment) => s.lines.length > 0 || s.kind === 'tool_result' || s.kind === 'tool_error';
+  const open = (kind: SegmentKind) => {
+    if (keep(cur)) out.push(cur);
+    cur = { kind, lines: [] };
+  };
+  for (const raw of text.split('\n')) {
+    let line = raw.trim();
+    if (line.startsWith(ITEM_MARKERS.toolError)) [line] = [line.slice(ITEM_MARKERS.toolError.length), open('tool_error')];
+    else if (line.startsWith(ITEM_MARKERS.toolResult)) [line] = [line.slice(ITEM_MARKERS.toolResult.length), open('tool_result')];
+    else if (line.startsWith(ITEM_MARKERS.thinking)) [line] = [line.slice(ITEM_MARKERS.thinking.length), open('thinking')];
+    else if (line.startsWith(ITEM_MARKERS.toolUse)) {
+      // A tool_use is one line (its input is JSON): what follows is said again.
+      open('tool_use');
+      cur.lines.push(line);
+      open('said');
+      continue;
+    }
+    const closes = line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult);
+    if (closes) line = line.slice(0, line.lastIndexOf('[/')).trim();
+    if (line.trim().length > 0) cur.lines.push(line.trim());
+    if (closes) open('said');
+  }
+  if (keep(cur)) out.push(cur);
+  return out;
+}
+

@@ -1,0 +1,428 @@
+/**
+ * extractFacts: the facts of a span, from the summarizer items every pass builds
+ * (shared/summarize/items.ts: tool_use lines carry their JSON input; tool results are
+ * marked, errored ones as `[tool_result error]`). One linear walk over the items:
+ *
+ * - paths with what was done to them: Read/Write/Edit/MultiEdit/NotebookEdit (and the
+ *   OpenHands/SWE-agent editor, Codex apply_patch) inputs → read/created/edited/deleted;
+ *   paths in what was said or in tool output → mentioned;
+ * - exact commands (shell tool inputs, `$ cmd` lines) with the outcome of their paired
+ *   tool result (results pair with calls in order: items carry no tool ids);
+ * - errors (failed tool results) and whether a later run of the same command, or the same
+ *   tool on the same target, succeeded;
+ * - identifiers (symbols, issue/bead ids, URLs) and numbers with units, from what the user
+ *   and the agent said (not from file contents or thinking: code would drown the span);
+ * - the user's requests (user text that is not a tool result or harness markup);
+ * - the todo list as of the span's end (TodoWrite `todos`, Codex `update_plan` `plan`).
+ */
+import type { SummarizeItem } from '../strategies/summarizer.js';
+import { itemSegments } from '../summarize/items.js';
+import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
+import {
+  BACKTICK_RE,
+  ESCAPED_TEXT_RE,
+  HARNESS_BLOCK_RE,
+  IDENT_RE,
+  isNoiseIdentifier,
+  ISSUE_ID_RE,
+  knownPathsIn,
+  NUMBER_WITH_UNIT_RE,
+  pathOf,
+  pathsIn,
+  shortPath,
+  SHELL_LINE_RE,
+  TAG_RE,
+  TIMESTAMP_RE,
+  URL_RE,
+  UUID_RE,
+} from './patterns.js';
+import type { Fact, FactCategory, FactSet, PathAction, TodoStatus } from './types.js';
+
+const REQUEST_CHARS = 240;
+const ERROR_CHARS = 160;
+
+/** Text that is not the user asking: a compaction summary, an interruption, a caveat. */
+const NOT_A_REQUEST_RE = /^(?:This session is being continued from a previous conversation|\[Request interrupted|Caveat: The messages below|\[image:)/;
+/** A user turn the harness wrote whole (a background task's notice), not only wrapped. */
+const HARNESS_TURN_RE = /<task-notification>/;
+/** A tool result that is the user declining the call: a decision, not an error to fix. */
+const REJECTED_RE = /^The user doesn't want to proceed with this tool use/;
+/** Tools whose result is a file's content: no paths or errors are read out of it. */
+const FILE_READ_TOOL_RE = /^(?:Read|NotebookRead|read_file|view_file|cat)$/i;
+
+type Pending = { kind: 'command'; key: string } | { kind: 'tool'; source: string; read: boolean };
+
+export function clip(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
+
+/** Text with markup, escaped control characters, timestamps and uuids blanked out. */
+export function cleanText(text: string): string {
+  return text.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' ').replace(TIMESTAMP_RE, ' ').replace(UUID_RE, ' ');
+}
+
+/** The canonical key of a number with its unit: "1,200 tokens" → "1200 token", "3x" → "3 ×". */
+function numberKey(value: string, unit: string): string {
+  let u = unit.toLowerCase();
+  if (u === 'x') u = '×';
+  else if (u.length > 3 && u.endsWith('s') && !u.endsWith('ss')) u = u.slice(0, -1);
+  else if (u.length > 2 && /^[a-z]+s$/.test(u) && !['ms', 'µs', 'ns', 'fps', 'mins', 'secs', 'hours', 'days'].includes(u)) u = u.slice(0, -1);
+  return `${value.replace(/,/g, '')} ${u}`;
+}
+
+const COUNT_UNIT_RE = /^(?:files?|tests?|failures?|errors?|warnings?|calls?|requests?|rows?|records?|commits?|messages?|sessions?|steps?|items?|passes?|runs?|variants?|lines?|turns?|words?|chars?|characters?)$/i;
+
+class Collector {
+  readonly facts = new Map<string, Fact>();
+  /** Errors still open, by the source (command key or tool:target) whose success fixes them. */
+  private readonly openErrors = new Map<string, Fact[]>();
+  private readonly pending: Pending[] = [];
+  private todos: Array<{ content: string; status: TodoStatus }> | null = null;
+  private readonly todoSeen = new Map<string, { first: number; mentions: number }>();
+  item = 0;
+
+  touch(category: FactCategory, key: string, text: string, userNamed: boolean): Fact {
+    const id = `${category}\u0000${key}`;
+    let f = this.facts.get(id);
+    if (!f) {
+      f = { category, key, text, mentions: 0, firstItem: this.item, lastItem: this.item, userNamed: false };
+      this.facts.set(id, f);
+    }
+    f.mentions++;
+    f.lastItem = this.item;
+    if (userNamed) f.userNamed = true;
+    return f;
+  }
+
+  path(raw: string, action: PathAction, userNamed: boolean): void {
+    const p = raw.replace(/^\.\//, '');
+    if (p.length < 3) return;
+    const f = this.touch('path', p, p, userNamed);
+    const actions = (f.actions ??= {});
+    if (action === 'created' && ((actions.read ?? 0) > 0 || (actions.edited ?? 0) > 0 || (actions.created ?? 0) > 0)) action = 'edited';
+    actions[action] = (actions[action] ?? 0) + 1;
+  }
+
+  command(raw: string, userNamed: boolean): string | null {
+    const key = canonicalCommand(raw);
+    if (key.length < 2) return null;
+    this.touch('command', key, key, userNamed);
+    return key;
+  }
+
+  /** Paths, URLs, identifiers and numbers in something said (by the user when userNamed). */
+  references(rawText: string, userNamed: boolean): void {
+    const text = cleanText(rawText);
+    for (const m of text.matchAll(URL_RE)) {
+      const url = m[0].replace(/[.,;:!?]+$/, '');
+      this.touch('identifier', url, url, userNamed);
+    }
+    const noUrls = text.replace(URL_RE, ' ');
+    for (const p of pathsIn(noUrls)) this.path(p, 'mentioned', userNamed);
+    for (const m of noUrls.matchAll(BACKTICK_RE)) {
+      const code = m[1].trim();
+      if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
+      this.touch('identifier', code, code, userNamed);
+    }
+    const noCode = noUrls.replace(BACKTICK_RE, ' ');
+    for (const m of noCode.matchAll(IDENT_RE)) {
+      const id = m[0];
+      if (isNoiseIdentifier(id) || pathOf(id)) continue;
+      this.touch('identifier', id, id, userNamed);
+    }
+    for (const m of noCode.matchAll(ISSUE_ID_RE)) {
+      const id = m[1] ?? m[2] ?? m[3];
+      if (id) this.touch('identifier', id, id, userNamed);
+    }
+    for (const m of noCode.matchAll(NUMBER_WITH_UNIT_RE)) {
+      if (m[3]) {
+        this.touch('number', m[3], m[3], userNamed);
+        continue;
+      }
+      const value = m[1];
+      const unit = m[2];
+      // "1 file", "0 errors": a count of one or none says nothing once the sentence is gone.
+      if (Number(value.replace(/,/g, '')) <= 1 && COUNT_UNIT_RE.test(unit)) continue;
+      this.touch('number', numberKey(value, unit), m[0].replace(/\s+/g, ' ').trim(), userNamed);
+    }
+  }
+
+  request(lines: readonly string[]): void {
+    const joined = lines.join('\n');
+    if (HARNESS_TURN_RE.test(joined)) return;
+    // A slash command's arguments are the user's words; the rest of the harness markup is not.
+    const args = [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ');
+    const said = `${joined.replace(HARNESS_BLOCK_RE, ' ')} ${args}`;
+    const text = clip(said.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' '), REQUEST_CHARS);
+    if (text.length < 3 || NOT_A_REQUEST_RE.test(text)) return;
+    this.touch('request', text.toLowerCase(), text, true);
+    this.references(said, true);
+  }
+
+  toolUse(line: string): void {
+    const m = /^\[tool_use ([^\]]+)\] ?(.*)$/.exec(line);
+    if (!m) return;
+    const name = m[1];
+    let input: Record<string, unknown> = {};
+    try {
+      const parsed: unknown = JSON.parse(m[2]);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) input = parsed as Record<string, unknown>;
+    } catch {
+      // A tool input that is not JSON (truncated or malformed): its name is all there is.
+    }
+    const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : null);
+    const shell = commandOfInput(name, input);
+    if (shell !== null) {
+      const key = this.command(shell, false);
+      const deleting = /^\s*(?:git\s+)?rm\s/.test(canonicalCommand(shell));
+      // Paths of the command itself; the `cd DIR &&` in front says where, not what.
+      for (const p of pathsIn(canonicalCommand(shell))) this.path(p, deleting ? 'deleted' : 'mentioned', false);
+      this.pending.push(key ? { kind: 'command', key } : { kind: 'tool', source: `${name}:${shell}`, read: false });
+      return;
+    }
+    const filePath = str('file_path') ?? str('notebook_path') ?? str('path');
+    let target = filePath ?? '';
+    switch (name) {
+      case 'Read':
+      case 'NotebookRead':
+        if (filePath) this.path(filePath, 'read', false);
+        break;
+      case 'Write':
+        if (filePath) this.path(filePath, 'created', false);
+        break;
+      case 'Edit':
+      case 'MultiEdit':
+      case 'NotebookEdit':
+        if (filePath) this.path(filePath, 'edited', false);
+        break;
+      case 'TodoWrite':
+        this.todoList(input.todos, 'content');
+        break;
+      case 'update_plan':
+        this.todoList(input.plan, 'step');
+        break;
+      case 'apply_patch': {
+        const patch = str('input') ?? str('patch') ?? '';
+        for (const pm of patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)) {
+          this.path(pm[2].trim(), pm[1] === 'Add' ? 'created' : pm[1] === 'Delete' ? 'deleted' : 'edited', false);
+          target = pm[2].trim();
+        }
+        break;
+      }
+      default: {
+        const sub = str('command');
+        if (filePath && sub && /editor|edit_file/i.test(name)) {
+          // OpenHands / SWE-agent editors: one tool, the action in `command`.
+          this.path(filePath, sub === 'view' ? 'read' : sub === 'create' ? 'created' : 'edited', false);
+        } else {
+          if (filePath && pathOf(filePath)) this.path(filePath, 'mentioned', false);
+          const url = str('url');
+          if (url) this.touch('identifier', url, url, false);
+        }
+      }
+    }
+    const read = name === 'Read' || name === 'NotebookRead' || (str('command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
+    this.pending.push({ kind: 'tool', source: `${name}:${target}`, read });
+  }
+
+  private todoList(list: unknown, field: 'content' | 'step'): void {
+    if (!Array.isArray(list)) return;
+    const todos: Array<{ content: string; status: TodoStatus }> = [];
+    for (const t of list) {
+      if (!t || typeof t !== 'object') continue;
+      const o = t as Record<string, unknown>;
+      const content = typeof o[field] === 'string' ? clip(o[field] as string, REQUEST_CHARS) : '';
+      if (content.length === 0) continue;
+      const status: TodoStatus = o.status === 'completed' || o.status === 'in_progress' ? o.status : 'pending';
+      todos.push({ content, status });
+      const seen = this.todoSeen.get(content.toLowerCase());
+      if (seen) seen.mentions++;
+      else this.todoSeen.set(content.toLowerCase(), { first: this.item, mentions: 1 });
+    }
+    this.todos = todos;
+  }
+
+  toolResult(lines: readonly string[], isError: boolean): void {
+    const use = this.pending.shift();
+    if (use?.kind === 'tool' && use.read) return; // a file's content: not facts of the conversation
+    const outcome = outcomeOf(lines, isError);
+    const text = lines.join('\n');
+    // Tool output names paths by the hundred (compiler traces of dependencies, listings):
+    // it adds mentions to files the conversation already named, never new facts.
+    const known = (p: string) => this.facts.has(`path\u0000${p}`);
+    for (const p of knownPathsIn(text.includes('\\') ? text.replace(ESCAPED_TEXT_RE, ' ') : text, known)) this.path(p, 'mentioned', false);
+    const source = use ? (use.kind === 'command' ? `command:${use.key}` : use.source) : null;
+    if (use?.kind === 'command') {
+      const f = this.facts.get(`command\u0000${use.key}`)!;
+      f.ok = outcome.ok;
+      f.exitCode = outcome.exitCode;
+      if (!outcome.ok) f.failures = (f.failures ?? 0) + 1;
+    }
+    if (outcome.ok) {
+      if (source) {
+        for (const e of this.openErrors.get(source) ?? []) e.fixed = true;
+        this.openErrors.delete(source);
+      }
+      return;
+    }
+    const line = clip(cleanText(outcome.errorLine ?? 'tool call failed'), ERROR_CHARS);
+    if (line.length < 3 || REJECTED_RE.test(line)) return;
+    const e = this.touch('error', line.toLowerCase(), line, false);
+    e.fixed = false;
+    if (source) {
+      const open = this.openErrors.get(source) ?? [];
+      if (!open.includes(e)) open.push(e);
+      this.openErrors.set(source, open);
+    }
+  }
+
+  finish(itemCount: number): FactSet {
+    if (this.todos) {
+      for (const t of this.todos) {
+        const seen = this.todoSeen.get(t.content.toLowerCase())!;
+        const f: Fact = { category: 'todo', key: t.content.toLowerCase(), text: t.content, mentions: seen.mentions, firstItem: seen.first, lastItem: this.lastTodoItem, userNamed: false, status: t.status };
+        this.facts.set(`todo\u0000${f.key}`, f);
+      }
+    }
+    shortenPaths([...this.facts.values()]);
+    const facts = foldRelativePaths([...this.facts.values()]);
+    for (const f of facts) f.detail = detailOf(f);
+    return { facts, itemCount };
+  }
+
+  lastTodoItem = 0;
+  markTodo(): void {
+    this.lastTodoItem = this.item;
+  }
+}
+
+/**
+ * Absolute paths read from their project root on: `shortPath` cuts at a usual root
+ * (`lib/`, `test/`...); the project root most of those cuts reveal then trims the other
+ * absolute paths under it too (`/home/u/proj/mix.exs` → `mix.exs`).
+ */
+function shortenPaths(facts: readonly Fact[]): void {
+  const roots = new Map<string, number>();
+  for (const f of facts) {
+    if (f.category !== 'path') continue;
+    f.text = shortPath(f.key);
+    if (f.text !== f.key) {
+      const root = f.key.slice(0, f.key.length - f.text.length - 1);
+      roots.set(root, (roots.get(root) ?? 0) + 1);
+    }
+  }
+  let best = '';
+  let bestCount = 0;
+  for (const [root, n] of roots) if (n > bestCount) [best, bestCount] = [root, n];
+  if (best.length < 2) return;
+  for (const f of facts) if (f.category === 'path' && f.text === f.key && f.key.startsWith(`${best}/`) && f.key.length > best.length + 1) f.text = f.key.slice(best.length + 1);
+}
+
+/**
+ * One file named two ways (the tool's absolute `/home/u/proj/lib/foo.ex`, the agent's
+ * `lib/foo.ex`) is one fact: a relative path that is the suffix of exactly one absolute
+ * path is folded into it (counts summed), and the fact reads as the shorter form.
+ */
+function foldRelativePaths(facts: Fact[]): Fact[] {
+  const absolute = facts.filter((f) => f.category === 'path' && f.key.startsWith('/'));
+  if (absolute.length === 0) return facts;
+  // Index absolute paths by their last segment: each relative path checks only its namesakes.
+  const byName = new Map<string, Fact[]>();
+  for (const f of absolute) {
+    const name = f.key.slice(f.key.lastIndexOf('/') + 1);
+    const list = byName.get(name) ?? [];
+    list.push(f);
+    byName.set(name, list);
+  }
+  const dropped = new Set<Fact>();
+  for (const f of facts) {
+    if (f.category !== 'path' || f.key.startsWith('/') || f.key.startsWith('~') || f.key.startsWith('..')) continue;
+    const name = f.key.slice(f.key.lastIndexOf('/') + 1);
+    const matches = (byName.get(name) ?? []).filter((a) => a.key.endsWith(`/${f.key}`));
+    if (matches.length !== 1) continue;
+    const a = matches[0];
+    a.mentions += f.mentions;
+    a.firstItem = Math.min(a.firstItem, f.firstItem);
+    a.lastItem = Math.max(a.lastItem, f.lastItem);
+    a.userNamed ||= f.userNamed;
+    const actions = (a.actions ??= {});
+    for (const [k, v] of Object.entries(f.actions ?? {}) as Array<[PathAction, number]>) actions[k] = (actions[k] ?? 0) + v;
+    if (f.key.includes('/') && f.key.length < a.text.length) a.text = f.key;
+    dropped.add(f);
+  }
+  return dropped.size === 0 ? facts : facts.filter((f) => !dropped.has(f));
+}
+
+const times = (n: number) => (n > 1 ? ` ${n}×` : '');
+
+/** The human detail of a fact: "edited 4×", "failed, exit 2", "fixed later", "in_progress". */
+export function detailOf(f: Fact): string | undefined {
+  switch (f.category) {
+    case 'path': {
+      const a = f.actions ?? {};
+      const parts: string[] = [];
+      for (const k of ['created', 'edited', 'deleted', 'read'] as const) if (a[k]) parts.push(`${k}${times(a[k]!)}`);
+      if (parts.length === 0 && f.mentions > 1) parts.push(`mentioned${times(f.mentions)}`);
+      return parts.length > 0 ? parts.join(', ') : undefined;
+    }
+    case 'command': {
+      if (f.ok === undefined) return f.mentions > 1 ? `mentioned${times(f.mentions)}` : undefined;
+      const runs = f.mentions > 1 ? `ran ${f.mentions}×, ` : '';
+      if (!f.ok) return `${runs}failed${f.exitCode !== null && f.exitCode !== undefined ? `, exit ${f.exitCode}` : ''}`;
+      return `${runs}${f.failures ? `ok after ${f.failures} failure${f.failures > 1 ? 's' : ''}` : 'ok'}`;
+    }
+    case 'error':
+      return f.fixed ? 'fixed later' : f.fixed === false ? 'not fixed' : undefined;
+    case 'todo':
+      return f.status;
+    case 'identifier':
+    case 'number':
+    case 'request':
+      return f.mentions > 1 ? `${f.mentions}×` : undefined;
+    default: {
+      const _exhaustive: never = f.category;
+      return _exhaustive;
+    }
+  }
+}
+
+/** The facts of a span of summarizer items (time order). Linear in the text's length. */
+export function extractFacts(items: readonly SummarizeItem[]): FactSet {
+  const c = new Collector();
+  for (let i = 0; i < items.length; i++) {
+    c.item = i;
+    const item = items[i];
+    const isUserTurn = item.kind === 'turn' && item.role === 'user';
+    for (const seg of itemSegments(item.text)) {
+      switch (seg.kind) {
+        case 'said':
+          if (isUserTurn) c.request(seg.lines);
+          else c.references(seg.lines.join('\n'), false);
+          for (const line of seg.lines) {
+            const shell = SHELL_LINE_RE.exec(line);
+            if (shell) c.command(shell[1], isUserTurn);
+          }
+          break;
+        case 'tool_use':
+          for (const line of seg.lines) {
+            c.toolUse(line);
+            if (/^\[tool_use (?:TodoWrite|update_plan)\]/.test(line)) c.markTodo();
+          }
+          break;
+        case 'tool_result':
+        case 'tool_error':
+          c.toolResult(seg.lines, seg.kind === 'tool_error');
+          break;
+        case 'thinking':
+          // Private reasoning: not what was said or done.
+          break;
+        default: {
+          const _exhaustive: never = seg.kind;
+          return _exhaustive;
+        }
+      }
+    }
+  }
+  return c.finish(items.length);
+}

@@ -1,0 +1,197 @@
+/**
+ * The loss ledger: which facts of a compacted span survive in what the model sees after
+ * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
+ * condensed summary's facts are the union of its children's; issue 9).
+ */
+import { detailOf } from './extract.js';
+import { contentWords } from './patterns.js';
+import { emptyRetention, FACT_CATEGORIES, type Fact, type FactCategory, type FactSet, type Ledger } from './types.js';
+
+/**
+ * How much a fact matters to a continuing agent: how often it came up (log-scaled), how
+ * late in the span (recent facts are what the next step needs), whether the user named
+ * it, and whether it records a failure (an unfixed error, a failed command) or a change
+ * (a file created or edited). Open todos and requests rank high by category.
+ */
+export function salience(f: Fact, itemCount: number): number {
+  let s = Math.log2(1 + f.mentions);
+  s += itemCount > 1 ? (2 * f.lastItem) / (itemCount - 1) : 2;
+  if (f.userNamed) s += 2;
+  if (f.ok === false || (f.category === 'error' && !f.fixed)) s += 1.5;
+  if (f.actions && ((f.actions.edited ?? 0) > 0 || (f.actions.created ?? 0) > 0 || (f.actions.deleted ?? 0) > 0)) s += 1;
+  if (f.category === 'request') s += 1.5;
+  if (f.category === 'todo' && f.status !== 'completed') s += 2;
+  return s;
+}
+
+/**
+ * The union of fact sets in time order (set i's items come after set i-1's): deduped by
+ * (category, key), mentions and actions summed, first/last items shifted into one
+ * timeline, the latest command outcome and todo state winning; an error counts as fixed
+ * when any set says it was fixed.
+ */
+export function mergeFactSets(sets: readonly FactSet[]): FactSet {
+  const byId = new Map<string, Fact>();
+  let offset = 0;
+  for (const set of sets) {
+    for (const f of set.facts) {
+      const id = `${f.category}\u0000${f.key}`;
+      const prev = byId.get(id);
+      if (!prev) {
+        byId.set(id, { ...f, actions: f.actions ? { ...f.actions } : undefined, firstItem: f.firstItem + offset, lastItem: f.lastItem + offset });
+        continue;
+      }
+      prev.mentions += f.mentions;
+      prev.lastItem = Math.max(prev.lastItem, f.lastItem + offset);
+      prev.userNamed ||= f.userNamed;
+      if (f.text.length < prev.text.length && f.category === 'path') prev.text = f.text;
+      if (f.actions) {
+        const a = (prev.actions ??= {});
+        for (const [k, v] of Object.entries(f.actions) as Array<[keyof NonNullable<Fact['actions']>, number]>) a[k] = (a[k] ?? 0) + v;
+      }
+      if (f.ok !== undefined) {
+        prev.ok = f.ok;
+        prev.exitCode = f.exitCode;
+      }
+      if (f.failures) prev.failures = (prev.failures ?? 0) + f.failures;
+      if (f.fixed !== undefined) prev.fixed = (prev.fixed ?? false) || f.fixed;
+      if (f.status !== undefined) prev.status = f.status;
+    }
+    offset += set.itemCount;
+  }
+  const facts = [...byId.values()];
+  for (const f of facts) {
+    if (f.actions === undefined) delete f.actions;
+    f.detail = detailOf(f);
+  }
+  return { facts, itemCount: offset };
+}
+
+/** What a ledger matches facts against, prepared once per visible text. */
+export interface VisibleIndex {
+  raw: string;
+  /** Whitespace collapsed: commands match across line breaks. */
+  collapsed: string;
+  lower: string;
+  words: Set<string>;
+}
+
+export function visibleIndex(visibleText: string): VisibleIndex {
+  const collapsed = visibleText.replace(/\s+/g, ' ');
+  return { raw: visibleText, collapsed, lower: collapsed.toLowerCase(), words: new Set(contentWords(visibleText)) };
+}
+
+/** Share of a text's content words found among the visible words (1 for a text with none). */
+function wordShare(text: string, words: ReadonlySet<string>): number {
+  const mine = new Set(contentWords(text));
+  if (mine.size === 0) return 0;
+  let hit = 0;
+  for (const w of mine) if (words.has(w)) hit++;
+  return hit / mine.size;
+}
+
+/** `needle` occurs in `hay` not inside a longer word (`foo` does not survive as `foobar`). */
+function includesWord(hay: string, needle: string): boolean {
+  const isWord = (ch: string | undefined) => ch !== undefined && /[\w]/.test(ch);
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const before = hay[at - 1];
+    const after = hay[at + needle.length];
+    if ((!isWord(needle[0]) || !isWord(before)) && (!isWord(needle[needle.length - 1]) || !isWord(after))) return true;
+  }
+  return false;
+}
+
+/** Share of content words a request, error or todo must keep to count as surviving. */
+export const SURVIVAL_WORD_SHARE = 0.6;
+
+/**
+ * Whether a fact survives in a visible text, forgiving but not trivially true:
+ * - path: the full path, or its last two segments (`lib/foo.ex` for `/home/u/p/lib/foo.ex`);
+ *   a one-segment name (`mix.exs`) as a whole word;
+ * - command: its canonical form as a whitespace-normalized substring; a long command
+ *   (over 60 characters) by its first 60 characters cut at a word;
+ * - identifier: the exact name as a whole word; number: the value (commas optional) then its unit;
+ * - request, error, todo: at least 60% of their content words appear in the text.
+ */
+export function survivesIn(f: Fact, v: VisibleIndex): boolean {
+  switch (f.category) {
+    case 'path': {
+      if (v.raw.includes(f.key)) return true;
+      if (f.text !== f.key && (f.text.includes('/') ? v.raw.includes(f.text) : includesWord(v.raw, f.text))) return true;
+      const segs = f.key.split('/').filter((s) => s.length > 0);
+      if (segs.length >= 2) return v.raw.includes(segs.slice(-2).join('/'));
+      return includesWord(v.raw, f.key);
+    }
+    case 'command': {
+      const c = f.key.replace(/\s+/g, ' ');
+      const needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
+      return v.collapsed.includes(needle);
+    }
+    case 'identifier':
+      return includesWord(v.raw, f.key);
+    case 'number': {
+      if (f.key.startsWith('$')) return v.raw.includes(f.key);
+      const sp = f.key.indexOf(' ');
+      const value = f.key.slice(0, sp);
+      const unit = f.key.slice(sp + 1);
+      const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      for (const form of value === withCommas ? [value] : [value, withCommas]) {
+        for (let at = v.lower.indexOf(form); at >= 0; at = v.lower.indexOf(form, at + 1)) {
+          if (/[\d.]/.test(v.lower[at - 1] ?? '') || /\d/.test(v.lower[at + form.length] ?? '')) continue;
+          const rest = v.lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
+          if (rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'))) return true;
+        }
+      }
+      return false;
+    }
+    case 'request':
+    case 'error':
+    case 'todo':
+      return v.lower.includes(f.key) || wordShare(f.text, v.words) >= SURVIVAL_WORD_SHARE;
+    default: {
+      const _exhaustive: never = f.category;
+      return _exhaustive;
+    }
+  }
+}
+
+export function survives(f: Fact, visibleText: string): boolean {
+  return survivesIn(f, visibleIndex(visibleText));
+}
+
+/**
+ * The facts a ledger scores: every fact of the span but the todo items already completed
+ * as of its end (the ledger asks about open work; issue 9's summary shows done items too).
+ */
+export function ledgerFacts(span: FactSet): Fact[] {
+  return span.facts.filter((f) => f.category !== 'todo' || f.status !== 'completed');
+}
+
+/** Which of a span's facts survive in the visible text and which are lost, by salience. */
+export function ledgerOf(span: FactSet, visibleText: string): Ledger {
+  const v = visibleIndex(visibleText);
+  const retention = emptyRetention();
+  const scored = ledgerFacts(span).map((f) => ({ f, s: salience(f, span.itemCount) }));
+  scored.sort((a, b) => b.s - a.s || a.f.firstItem - b.f.firstItem);
+  const kept: Fact[] = [];
+  const lost: Fact[] = [];
+  for (const { f } of scored) {
+    const r = retention[f.category];
+    r.total++;
+    if (survivesIn(f, v)) {
+      r.kept++;
+      kept.push(f);
+    } else lost.push(f);
+  }
+  return { kept, lost, retention };
+}
+
+/** Retention records summed (a firing over several spans, a variant over its summaries). */
+export function sumRetention(records: ReadonlyArray<Record<FactCategory, { kept: number; total: number }>>): Record<FactCategory, { kept: number; total: number }> {
+  const out = emptyRetention();
+  for (const r of records) for (const c of FACT_CATEGORIES) {
+    out[c].kept += r[c]?.kept ?? 0;
+    out[c].total += r[c]?.total ?? 0;
+  }
+  return out;
+}

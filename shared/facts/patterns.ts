@@ -1,0 +1,155 @@
+/**
+ * The recognisers of facts in text: file paths, URLs, identifiers, numbers with units,
+ * shell lines, error lines, and the noise that is none of these (timestamps, request ids,
+ * markup). One place per rule: the loss ledger (shared/facts/extract.ts) and the extractive
+ * summarizer (shared/summarize/extractive.ts) both read them from here.
+ *
+ * Everything here is linear: paths are found by splitting on separators and testing each
+ * token (a path regex backtracks on every long word of a 20,000-token span).
+ */
+
+export const URL_RE = /\bhttps?:\/\/[^\s"'<>)\]}`]+/g;
+export const TOKEN_SPLIT_RE = /[\s"'`(),;<>[\]{}|=]+/;
+export const FILE_EXT_RE = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|ex|exs|heex|eex|erl|json|jsonl|yaml|yml|toml|md|txt|sh|sql|html|css|scss|lock|cfg|ini|xml|traj|db|sqlite|csv|env|vue|svelte)$/;
+const PATH_SEGMENT_RE = /^[\w.@+-]+$/;
+
+/** Roots where a two-segment path (`src/store`) is a path and not prose ("and/or"). */
+export const COMMON_ROOTS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app', 'apps', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'electron', 'shared', 'renderer', 'public', 'static', 'include', 'examples', 'deps', 'bench', 'migrations']);
+
+/**
+ * A token that names a file or directory: a known extension, an absolute or ./ path of two
+ * or more segments, a trailing slash, three or more segments (`lib/spotter/transcripts`),
+ * or two starting at a usual root (`src/store`). Not paths: "and/or", "row/col", and
+ * one-segment absolute tokens (`/span`, `/div` from `</span>`, slash commands like `/init`).
+ * A trailing `:line:col` and punctuation are dropped.
+ */
+export function pathOf(token: string): string | null {
+  const t = token.replace(/(?::\d+)+$/, '').replace(/[.,:!?]+$/, '');
+  if (t.length < 4 || t.includes('://') || t.includes('\\')) return null;
+  // A bare name needs a name before its extension (`.erl` alone is not a file).
+  if (!t.includes('/')) return FILE_EXT_RE.test(t) && PATH_SEGMENT_RE.test(t) && !/^\.?\d/.test(t) && !/^\.[^.]+$/.test(t) ? t : null;
+  if (t.startsWith('/dev/')) return null;
+  const segments = t.replace(/^(?:~|\.{1,2})?\//, '').split('/').filter((x) => x.length > 0);
+  if (segments.length === 0 || !segments.every((x) => PATH_SEGMENT_RE.test(x)) || segments.every((x) => /^\d+$/.test(x))) return null;
+  if (FILE_EXT_RE.test(t)) return t;
+  if (segments.length >= 3) return t;
+  if (segments.length === 2 && (/^(?:~|\.{1,2})?\//.test(t) || COMMON_ROOTS.has(segments[0]))) return t;
+  return null;
+}
+
+/**
+ * How an absolute path reads in a ledger line: from its first usual root on
+ * (`/home/u/proj/lib/foo.ex` → `lib/foo.ex`); the full path when it has none.
+ */
+export function shortPath(p: string): string {
+  if (!p.startsWith('/')) return p;
+  const segs = p.split('/');
+  for (let i = 3; i < segs.length - 1; i++) if (COMMON_ROOTS.has(segs[i])) return segs.slice(i).join('/');
+  return p;
+}
+
+/** Every path in a text, in order (URLs removed first; duplicates kept: the caller counts mentions). */
+export function pathsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const token of text.replace(URL_RE, ' ').split(TOKEN_SPLIT_RE)) {
+    // Most tokens are words: a path has a slash or a dot, checked before any regex runs.
+    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
+    const p = pathOf(token);
+    if (p) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The tokens of a text that may be paths already known (`known(p)`), trailing `:line:col`
+ * and punctuation dropped, without pathOf's checks: tool output can run to tens of
+ * thousands of tokens and only lookups are needed there.
+ */
+export function knownPathsIn(text: string, known: (p: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const token of text.split(TOKEN_SPLIT_RE)) {
+    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
+    let end = token.length;
+    for (;;) {
+      const ch = token.charCodeAt(end - 1);
+      // digits after a colon (`:12:7`), or trailing . , : ! ?
+      if (ch >= 48 && ch <= 57) {
+        let k = end - 1;
+        while (k > 0 && token.charCodeAt(k - 1) >= 48 && token.charCodeAt(k - 1) <= 57) k--;
+        if (k > 0 && token[k - 1] === ':') {
+          end = k - 1;
+          continue;
+        }
+        break;
+      }
+      if (ch === 46 || ch === 44 || ch === 58 || ch === 33 || ch === 63) {
+        end--;
+        continue;
+      }
+      break;
+    }
+    let p = end === token.length ? token : token.slice(0, end);
+    if (p.startsWith('./')) p = p.slice(2);
+    if (known(p)) out.push(p);
+  }
+  return out;
+}
+
+export const BACKTICK_RE = /`([^`\n]{2,80})`/g;
+/** camelCase, PascalCase with 2+ humps, snake_case, SCREAMING_CASE, dotted Module.Names, member.access and call() names. */
+export const IDENT_RE = /\b(?:[A-Z][a-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_]\w*\(\))/g;
+/** Issue ids: `#123`, `PROJ-42`, bead ids `bd-a1b2`. */
+export const ISSUE_ID_RE = /(?:^|[\s(])(#\d{2,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b|\b(bd-[a-z0-9]{3,8})\b/g;
+
+/** The extractive summarizer's loose number pattern (a number, optionally a unit). */
+export const NUMBER_RE = /\b\d+(?:[.,:]\d+)*(?:\s?(?:%|ms|s|kb|mb|gb|tokens?|turns?|lines?|bytes?))?\b/gi;
+
+/**
+ * A number WITH a unit: the ledger's numbers. A bare number (a counter, a line number, a
+ * small integer) carries no meaning once its sentence is gone, so it is not a fact.
+ * The unit is group 2; `$12.50` is group 3.
+ */
+export const NUMBER_WITH_UNIT_RE = /(?<![\w.:/-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(%|×|x\b|ms\b|µs\b|ns\b|s\b|secs?\b|seconds?\b|mins?\b|minutes?\b|h\b|hours?\b|days?\b|[kKmMgGtT]i?[bB]\b|bytes?\b|[kKmM]\b|tokens?\b|turns?\b|lines?\b|files?\b|tests?\b|failures?\b|errors?\b|warnings?\b|calls?\b|requests?\b|chars?\b|characters?\b|words?\b|rows?\b|records?\b|commits?\b|px\b|fps\b|USD\b|dollars?\b|cents?\b|messages?\b|sessions?\b|steps?\b|items?\b|passes?\b|runs?\b|variants?\b)|(\$\d+(?:\.\d+)?)/g;
+
+/** Noise that is never a fact. */
+export const TIMESTAMP_RE = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/g;
+export const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+/** Provider ids: request, message, tool-call, completion ids (`req_…`, `msg_…`, `toolu_…`, `call_…`). */
+export const REQUEST_ID_RE = /^(?:req|msg|toolu|call|chatcmpl|resp|run|file|org|sk|srvtoolu|evt|batch)[_-][A-Za-z0-9_-]{6,}$/;
+
+/** An identifier candidate that is noise: a provider id, a uuid, a long hex/base64 run, a tag name. */
+export function isNoiseIdentifier(s: string): boolean {
+  if (REQUEST_ID_RE.test(s)) return true;
+  if (/^[0-9a-f-]{16,}$/i.test(s) && /\d/.test(s)) return true;
+  if (/^[A-Za-z0-9+/=_-]{24,}$/.test(s) && /\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s)) return true;
+  if (/^\/?[a-z]+$/.test(s)) return true; // `/div`, `span`: markup and plain words are not symbols
+  if (/^\d/.test(s)) return true;
+  return false;
+}
+
+/** Markup a harness wraps around user turns; what is inside is not the user's request. */
+export const HARNESS_BLOCK_RE = /<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args|command-stdout|user-prompt-submit-hook|bash-stdout|bash-stderr|bash-input|task-notification|ide_opened_file|ide_selection)>[\s\S]*?<\/\1>/g;
+/** Any HTML/XML-looking tag. */
+export const TAG_RE = /<\/?[A-Za-z][\w-]*(?:\s[^<>]*)?\/?>/g;
+
+export const SHELL_LINE_RE = /^\s*(?:\$|>)\s+(\S.*)$/;
+export const COMMAND_JSON_RE = /"(?:command|cmd)":"((?:[^"\\]|\\.){1,300})"/g;
+
+/** Lines that are errors wherever they appear (compiler, runtime, test runner, git). */
+export const STRICT_ERROR_RE = /^(?:\w+(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|panic:|Traceback \(most recent call last\)|FAIL\b|E\s{2,}\S|npm ERR!|\*\* \(\w+(?:\.\w+)*Error\))/;
+export const ERROR_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|segmentation fault|cannot|can't find|not found|denied)\b|^\s*E\s{2,}/i;
+
+/** Escaped control characters that leaked into text as literal `\n`, `\t`, `\"`. */
+export const ESCAPED_TEXT_RE = /\\[nrt"]/g;
+
+/** Words that carry no content (for "share of content words" matching). */
+export const STOPWORDS = new Set(
+  'the a an and or but if then else when while for from into onto with without this that these those there here what which who whom whose where why how all any both each few more most other some such only own same than too very can will just should would could now also about above after again against below between during before under over once off out very your yours you our ours we they them their theirs its it is are was were be been being have has had having do does did doing not no nor please make sure lets let use using need want like get got into file files code'.split(' '),
+);
+
+/** The content words of a text (lowercase, ≥ 3 letters, not stopwords), in order, duplicates kept. */
+export function contentWords(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(/[a-z][a-z0-9_]{2,}/g)) if (!STOPWORDS.has(m[0])) out.push(m[0]);
+  return out;
+}

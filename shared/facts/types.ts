@@ -1,0 +1,58 @@
+/**
+ * The facts of a span of turns: what a continuing agent would need to still know after the
+ * span is compacted (issue 8 §3, the loss ledger; issue 9 builds its summarizer on them).
+ */
+
+export type FactCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';
+
+/** Every category, in the order ledgers and tables show them. */
+export const FACT_CATEGORIES: readonly FactCategory[] = ['request', 'todo', 'path', 'command', 'error', 'identifier', 'number'];
+
+export type PathAction = 'read' | 'created' | 'edited' | 'deleted' | 'mentioned';
+export type TodoStatus = 'pending' | 'in_progress' | 'completed';
+
+export interface Fact {
+  category: FactCategory;
+  /** Canonical identity, used for dedupe (with the category) and survival matching. */
+  key: string;
+  /** How it reads in a ledger line ("lib/foo.ex", "mix test"). */
+  text: string;
+  mentions: number;
+  /** Item indices (time order) where it was first and last seen. */
+  firstItem: number;
+  lastItem: number;
+  /** The user's own words named it. */
+  userNamed: boolean;
+  /** Human detail: "edited 4×", "failed, exit 2", "fixed later", "in_progress". */
+  detail?: string;
+  /** Paths: how often each was done to it. */
+  actions?: Partial<Record<PathAction, number>>;
+  /** Commands: the outcome of the last run (from its paired tool_result); null when not stated. */
+  exitCode?: number | null;
+  ok?: boolean;
+  /** Commands: how many runs failed. */
+  failures?: number;
+  /** Errors: a later successful run of the same command (or tool on the same target). */
+  fixed?: boolean;
+  /** Todo items: state as of the span's end. */
+  status?: TodoStatus;
+}
+
+export interface FactSet {
+  facts: Fact[];
+  itemCount: number;
+}
+
+export interface Ledger {
+  /** Both ranked by salience, highest first. */
+  kept: Fact[];
+  lost: Fact[];
+  retention: Record<FactCategory, { kept: number; total: number }>;
+}
+
+/** An empty retention record (every category 0 of 0). */
+export function emptyRetention(): Record<FactCategory, { kept: number; total: number }> {
+  const r = {} as Record<FactCategory, { kept: number; total: number }>;
+  for (const c of FACT_CATEGORIES) r[c] = { kept: 0, total: 0 };
+  return r;
+}

@@ -1,0 +1,209 @@
+/**
+ * The facts of a span and the loss ledger (shared/facts, issue 8 §3): a hand-made session
+ * where every fact is known, then the real fixtures with pinned counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentBlock, Role } from '../../shared/model/turn.js';
+import { turnsToItems } from '../../shared/summarize/items.js';
+import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
+import { fixtureDb, sessionBySource, type FixtureDb } from '../helpers/fixture-sessions.js';
+import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
+
+let toolId = 0;
+const text = (t: string): ContentBlock => ({ type: 'text', text: t });
+const use = (name: string, input: unknown): ContentBlock => ({ type: 'tool_use', id: `toolu_${++toolId}`, name, input });
+const result = (content: string, isError = false): ContentBlock => ({ type: 'tool_result', tool_use_id: 'x', content, is_error: isError });
+const turn = (role: Role, ...blocks: ContentBlock[]) => ({ role, blocks });
+
+/** A session written so that every fact in it is known (see the expectations below). */
+const HAND_MADE = turnsToItems([
+  turn('system', text('You are a coding agent.')),
+  turn('user', text('Please fix the failing test in lib/spotter/annotation.ex and keep `TranscriptRenderer` stable. It takes 120 ms.\n<system-reminder>ignore lib/secret/hidden.ex</system-reminder>')),
+  turn('assistant', use('Read', { file_path: '/home/u/proj/lib/spotter/annotation.ex' }), use('TodoWrite', { todos: [{ content: 'Fix annotation test', status: 'in_progress', activeForm: 'Fixing' }, { content: 'Run mix test', status: 'pending', activeForm: 'Running' }] })),
+  turn('user', result('defmodule Spotter.Annotation do\n  alias lib/other/thing.ex\nend'), result('Todos have been modified successfully')),
+  turn('assistant', text("I'll edit it. Request id req_011CUabcdefgh and msg_01ABCDEFGH at 2025-01-01T10:00:00Z, see </span> and 550e8400-e29b-41d4-a716-446655440000."), use('Edit', { file_path: '/home/u/proj/lib/spotter/annotation.ex', old_string: 'fooBar()', new_string: 'bazQux()' })),
+  turn('user', result('The file /home/u/proj/lib/spotter/annotation.ex has been updated.')),
+  turn('assistant', use('Bash', { command: 'cd /home/u/proj && mix test 2>&1 | tail -20', description: 'Run tests' })),
+  turn('user', result('Exit code 2\nCompiling 3 files (.ex)\n** (CompileError) lib/spotter/annotation.ex:12: undefined function foo/1', true)),
+  turn('assistant', use('Write', { file_path: '/home/u/proj/test/annotation_test.exs', content: 'defmodule AnnotationTest do end' }), use('Bash', { command: 'mix test' })),
+  turn('user', result('File created successfully'), result('Finished in 0.4 seconds\n12 tests, 0 failures')),
+  turn('assistant', text('All 12 tests pass now; see https://example.com/docs/run and issue #482. Ran `mix test` in 0.4s.'), use('TodoWrite', { todos: [{ content: 'Fix annotation test', status: 'completed' }, { content: 'Run mix test', status: 'completed' }, { content: 'Push the branch', status: 'pending' }] })),
+  turn('user', result('Todos have been modified successfully')),
+  turn('assistant', use('Bash', { command: 'git push' })),
+  turn('user', result('Exit code 128\nfatal: The current branch spotter-gqc has no upstream branch.', true)),
+]);
+
+const find = (set: FactSet, category: Fact['category'], key: string) => set.facts.find((f) => f.category === category && f.key === key);
+const keysOf = (set: FactSet, category: Fact['category']) => set.facts.filter((f) => f.category === category).map((f) => f.key).sort();
+
+describe('extractFacts on a hand-made session', () => {
+  const set = extractFacts(HAND_MADE);
+
+  it('finds exactly the request, the paths with their actions, the commands with outcomes', () => {
+    expect(set.itemCount).toBe(14);
+    expect(keysOf(set, 'request')).toEqual(['please fix the failing test in lib/spotter/annotation.ex and keep `transcriptrenderer` stable. it takes 120 ms.']);
+    // The harness block's path is not the user's and not a fact; the read result's content is not scanned.
+    expect(keysOf(set, 'path')).toEqual(['/home/u/proj/lib/spotter/annotation.ex', '/home/u/proj/test/annotation_test.exs']);
+    const annotation = find(set, 'path', '/home/u/proj/lib/spotter/annotation.ex')!;
+    // user's mention (folded from the relative form) + Read + Edit + the error output naming it again;
+    // the Edit result's "The file ... has been updated" names it too: 5 mentions.
+    expect(annotation).toMatchObject({ text: 'lib/spotter/annotation.ex', userNamed: true, mentions: 5, firstItem: 1, lastItem: 7, actions: { mentioned: 3, read: 1, edited: 1 }, detail: 'edited, read' });
+    expect(find(set, 'path', '/home/u/proj/test/annotation_test.exs')).toMatchObject({ text: 'test/annotation_test.exs', actions: { created: 1 }, detail: 'created', userNamed: false });
+
+    expect(keysOf(set, 'command')).toEqual(['git push', 'mix test']);
+    expect(find(set, 'command', 'mix test')).toMatchObject({ mentions: 2, ok: true, exitCode: null, failures: 1, detail: 'ran 2×, ok after 1 failure', firstItem: 6, lastItem: 8 });
+    expect(find(set, 'command', 'git push')).toMatchObject({ mentions: 1, ok: false, exitCode: 128, detail: 'failed, exit 128' });
+  });
+
+  it('finds the errors and whether a later run fixed them', () => {
+    expect(set.facts.filter((f) => f.category === 'error').map((f) => [f.text, f.fixed, f.detail])).toEqual([
+      ['** (CompileError) lib/spotter/annotation.ex:12: undefined function foo/1', true, 'fixed later'],
+      ['fatal: The current branch spotter-gqc has no upstream branch.', false, 'not fixed'],
+    ]);
+  });
+
+  it('finds identifiers and numbers with units, never request ids, uuids, timestamps or tags', () => {
+    expect(keysOf(set, 'identifier')).toEqual(['#482', 'TranscriptRenderer', 'https://example.com/docs/run']);
+    expect(find(set, 'identifier', 'TranscriptRenderer')!.userNamed).toBe(true);
+    expect(set.facts.filter((f) => f.category === 'number').map((f) => [f.key, f.text, f.userNamed])).toEqual([
+      ['120 ms', '120 ms', true],
+      ['12 test', '12 tests', false],
+      ['0.4 s', '0.4s', false],
+    ]);
+    const all = JSON.stringify(set.facts);
+    for (const noise of ['req_011', 'msg_01', '2025-01-01', '10:00', '550e8400', 'span', 'hidden.ex', 'fooBar', 'toolu_']) expect(all).not.toContain(noise);
+  });
+
+  it('keeps the todo list as of the span end', () => {
+    expect(set.facts.filter((f) => f.category === 'todo').map((f) => [f.text, f.status, f.mentions, f.firstItem, f.lastItem])).toEqual([
+      ['Fix annotation test', 'completed', 2, 2, 10],
+      ['Run mix test', 'completed', 2, 2, 10],
+      ['Push the branch', 'pending', 1, 10, 10],
+    ]);
+  });
+
+  it('ledger: what a summary keeps and loses, forgiving but not trivially true', () => {
+    const summary = 'The user asked to fix the failing test in annotation.ex keeping TranscriptRenderer stable. Edited lib/spotter/annotation.ex; ran `mix test` (12 tests pass). git push failed: no upstream branch. Pending: push the branch.';
+    const l = ledgerOf(set, summary);
+    expect(l.retention).toEqual({
+      request: { kept: 1, total: 1 }, // 8 of its 10 content words are in the summary
+      todo: { kept: 1, total: 1 }, // only the open one is scored
+      path: { kept: 1, total: 2 }, // test/annotation_test.exs is lost
+      command: { kept: 2, total: 2 },
+      error: { kept: 0, total: 2 }, // "fatal: … no upstream branch": 3 of 6 content words, under 60%
+      identifier: { kept: 1, total: 3 },
+      number: { kept: 1, total: 3 }, // "12 tests" kept; "120 ms" and "0.4s" lost
+    });
+    expect(l.kept.length + l.lost.length).toBe(14);
+    // Ranked by salience: the unfixed error (late, a failure), the created file, the user's figure.
+    expect(l.lost.map((f) => f.text)).toEqual(['fatal: The current branch spotter-gqc has no upstream branch.', 'test/annotation_test.exs', '120 ms', 'https://example.com/docs/run', '#482', '0.4s', '** (CompileError) lib/spotter/annotation.ex:12: undefined function foo/1']);
+    // Nothing survives in an empty text; everything survives in the span's own text? Paths and
+    // commands do, by construction.
+    expect(ledgerOf(set, '').retention.path.kept).toBe(0);
+  });
+
+  it('survives: paths by full path or a two-segment suffix, commands normalized, numbers by value and unit', () => {
+    const annotation = find(set, 'path', '/home/u/proj/lib/spotter/annotation.ex')!;
+    expect(survives(annotation, 'see spotter/annotation.ex')).toBe(true);
+    expect(survives(annotation, 'see annotation.ex')).toBe(false);
+    const mixTest = find(set, 'command', 'mix test')!;
+    expect(survives(mixTest, 'ran mix\n  test twice')).toBe(true);
+    expect(survives(mixTest, 'ran mix tests')).toBe(true); // a substring: "mix test" is in "mix tests"
+    expect(survives(mixTest, 'ran the tests')).toBe(false);
+    const ms = find(set, 'number', '120 ms')!;
+    expect(survives(ms, 'it took 120ms')).toBe(true);
+    expect(survives(ms, 'it took 1120 ms')).toBe(false);
+    expect(survives(ms, 'it took 120 seconds')).toBe(false);
+    const id = find(set, 'identifier', 'TranscriptRenderer')!;
+    expect(survives(id, 'TranscriptRendererTest')).toBe(false);
+  });
+
+  it('mergeFactSets: a union in one timeline, counts summed, the latest todo state and outcome winning', () => {
+    const first = extractFacts(HAND_MADE.slice(0, 8));
+    const second = extractFacts(HAND_MADE.slice(8));
+    const merged = mergeFactSets([first, second]);
+    expect(merged.itemCount).toBe(14);
+    expect(find(merged, 'command', 'mix test')).toMatchObject({ mentions: 2, ok: true, firstItem: 6, lastItem: 8, detail: 'ran 2×, ok after 1 failure' });
+    expect(find(merged, 'todo', 'fix annotation test')!.status).toBe('completed');
+    // The first half's todo state is in_progress; the merge takes the second half's.
+    expect(find(first, 'todo', 'fix annotation test')!.status).toBe('in_progress');
+    // Only the whole span knows the later run fixed the CompileError; a merge cannot learn it.
+    expect(find(merged, 'error', '** (compileerror) lib/spotter/annotation.ex:12: undefined function foo/1')!.fixed).toBe(false);
+  });
+
+  it('canonicalCommand: cd prefixes, output filters and heredocs are not the command', () => {
+    expect(canonicalCommand('cd /a/b && npm test 2>&1 | tail -30')).toBe('npm test');
+    expect(canonicalCommand('git commit -m "$(cat <<\'EOF\'\nmsg\nEOF\n)"')).toBe('git commit -m');
+    expect(canonicalCommand('cd /tmp')).toBe('');
+  });
+});
+
+describe('extractFacts on the real fixtures', () => {
+  let f: FixtureDb;
+  beforeAll(() => {
+    f = fixtureDb();
+  });
+  afterAll(() => f.close());
+
+  it('the spotter span Claude Code compacted (turns 0–206): pinned counts, and the ledger of its own summary', () => {
+    const s = sessionBySource(f, 'spotter__258c7280');
+    const [cc] = listExternalCompactions(f.db, s.id);
+    expect([cc.firstPosition, cc.lastPosition]).toEqual([0, 206]);
+    const turns = listTurns(f.db, s.id, { from: 0, to: 207 });
+    const set = extractFacts(turnsToItems(turns));
+    const count = (c: Fact['category']) => set.facts.filter((x) => x.category === c).length;
+    // Commands: the distinct canonical Bash commands of the span, counted independently below.
+    const bash = new Set<string>();
+    for (const t of turns) for (const b of t.blocks) if (b.type === 'tool_use' && b.name === 'Bash') bash.add(canonicalCommand((b.input as { command: string }).command));
+    expect(count('command')).toBe(bash.size);
+    expect(bash.size).toBe(41);
+    // One request: "Implement spotter-gqc" (the other user texts are a task notification and tool results).
+    expect(set.facts.filter((x) => x.category === 'request').map((x) => x.text)).toEqual(['Implement spotter-gqc']);
+    // No TodoWrite in this session.
+    expect(count('todo')).toBe(0);
+    // Errors: the failed runs (exit 1/2 test and compile runs, git push exit 128), deduped by their error line.
+    expect(count('error')).toBe(5);
+    // Paths: the 24 files the span's Read/Write/Edit calls touched (counted independently
+    // here), plus 4 named elsewhere: the generated migration under _build/ (said twice), a
+    // background task's output file, and the project directory and lib/spotter_web given to Glob/Grep.
+    const touched = new Set<string>();
+    for (const t of turns) for (const b of t.blocks) if (b.type === 'tool_use' && ['Read', 'Write', 'Edit', 'MultiEdit'].includes(b.name)) touched.add((b.input as { file_path: string }).file_path);
+    expect(touched.size).toBe(24);
+    for (const p of touched) expect(find(set, 'path', p), p).toBeDefined();
+    expect(count('path')).toBe(28);
+    expect(count('identifier')).toBe(23);
+    expect(count('number')).toBe(3);
+    expect(find(set, 'command', 'git push')).toMatchObject({ ok: false, exitCode: 128, detail: 'failed, exit 128' });
+
+    // The baseline: Claude Code's own summary of this span.
+    const l = ledgerOf(set, cc.summaryText!);
+    expect(l.retention).toEqual({
+      request: { kept: 1, total: 1 },
+      todo: { kept: 0, total: 0 },
+      path: { kept: 19, total: 28 },
+      command: { kept: 4, total: 41 },
+      error: { kept: 1, total: 5 },
+      identifier: { kept: 14, total: 23 },
+      number: { kept: 2, total: 3 },
+    });
+    // What Claude Code's summary lost, most salient first: the test command it ran five times,
+    // the failed push and its error.
+    expect(l.lost.slice(0, 4).map((x) => `${x.text} (${x.detail ?? ''})`)).toEqual([
+      'mix test test/spotter_web/live/project_review_live_test.exs (ran 5×, ok after 4 failures)',
+      'fatal: The current branch spotter-gqc has no upstream branch. (not fixed)',
+      'git push (failed, exit 128)',
+      'Phoenix.Component ()',
+    ]);
+  });
+
+  it('never yields noise on any fixture session: no timestamps, tags, request ids, uuids or escaped newlines', () => {
+    for (const s of f.sessions) {
+      const set = extractFacts(turnsToItems(listTurns(f.db, s.id)));
+      for (const x of set.facts) {
+        if (x.category === 'request' || x.category === 'error' || x.category === 'todo') continue;
+        expect(x.key, `${s.sourceFile}: ${x.category}`).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}|^\/?(?:span|div|p|br)$|^(?:req|msg|toolu)_|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}|\\n/);
+      }
+      expect(Object.keys(ledgerOf(set, '').retention)).toEqual([...FACT_CATEGORIES]);
+    }
+  });
+});
