@@ -18,6 +18,15 @@ export function formatCompact(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/** US dollars as the window shows cost ("—" when unknown). */
+export function formatUsd(x: number | null | undefined): string {
+  if (x === null || x === undefined) return '—';
+  if (x === 0) return '$0';
+  if (Math.abs(x) < 0.01) return `$${x.toFixed(4)}`;
+  if (Math.abs(x) < 100) return `$${x.toFixed(2)}`;
+  return `$${formatInt(x)}`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

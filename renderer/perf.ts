@@ -9,6 +9,8 @@ export interface StudioPerf {
   turnListFirstPaint: number | null;
   /** Plans committed to the screen (a slider update that was planned but never shown does not count). */
   planCommits: number;
+  /** The variant table's latest list: rows, and ms from the render that received it to the frame that showed it. */
+  variantTablePaint: { rows: number; ms: number } | null;
 }
 
 declare global {
@@ -17,7 +19,7 @@ declare global {
   }
 }
 
-const perf: StudioPerf = { planMs: [], turnListFirstPaint: null, planCommits: 0 };
+const perf: StudioPerf = { planMs: [], turnListFirstPaint: null, planCommits: 0, variantTablePaint: null };
 window.__studioPerf = perf;
 
 export function recordPlanMs(ms: number): void {
@@ -37,4 +39,17 @@ export function recordTurnListFirstPaint(): void {
 
 export function recordPlanCommit(): void {
   perf.planCommits++;
+}
+
+/**
+ * The variant table committed a new list whose render started at `renderStart`: the time
+ * to the painted frame (requestAnimationFrame runs before the paint, the task it queues
+ * runs after it).
+ */
+export function recordVariantTablePaint(rows: number, renderStart: number): void {
+  requestAnimationFrame(() => {
+    setTimeout(() => {
+      perf.variantTablePaint = { rows, ms: performance.now() - renderStart };
+    }, 0);
+  });
 }
