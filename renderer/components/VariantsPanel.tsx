@@ -109,6 +109,7 @@ const NameCell = memo(function NameCell({ id, name, onRename }: { id: number; na
 const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, onLoad, onTick, onRename, onDuplicate, onDelete }: RowProps) {
   const [confirming, setConfirming] = useState(false);
   const retention = retentionCell(v.retention);
+  const params = paramsText(v);
   return (
     <tr className={`variant-row${current ? ' current' : ''}`} data-testid={`variant-row-${v.id}`} data-variant-id={v.id} onClick={() => onLoad(v)} title="Load this variant (strategy and parameters)">
       <td onClick={(e) => e.stopPropagation()}>
@@ -118,8 +119,8 @@ const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, 
         <NameCell id={v.id} name={v.name} onRename={onRename} />
       </td>
       <td>{v.strategy}</td>
-      <td className="params-cell" title={paramsText(v)}>
-        {paramsText(v)}
+      <td className="params-cell" title={params}>
+        {params}
       </td>
       <td>{summarizerText(v)}</td>
       <td className="num">{formatInt(v.runs)}</td>
