@@ -17,8 +17,9 @@ import { SettingsDialog } from './components/SettingsDialog.js';
 import { StrategyPanel } from './components/StrategyPanel.js';
 import { TimelinePanel } from './components/TimelinePanel.js';
 import { TurnList } from './components/TurnList.js';
+import { VariantsPanel } from './components/VariantsPanel.js';
 import { useShortcuts } from './hooks/use-shortcuts.js';
-import { useStudioCommands, useStudioEvents } from './hooks/use-studio-actions.js';
+import { useStudioCommands, useStudioEvents, type StudioCommands } from './hooks/use-studio-actions.js';
 import { useWorkbench, type Workbench } from './plan/use-workbench.js';
 import { actions, useStudio, type PanelTab } from './state/store.js';
 
@@ -30,6 +31,7 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'context', label: 'Context' },
   { id: 'runs', label: 'Runs' },
   { id: 'timeline', label: 'Timeline' },
+  { id: 'variants', label: 'Variants' },
 ];
 
 /** The plan only masks or drops turns: masking, window, forgetting. */
@@ -38,7 +40,7 @@ function isModelFree(wb: Workbench): boolean {
   return !!plan && plan.dag.nodes.length === 0 && wb.summaries.length === 0 && plan.spans.length > 0 && plan.spans.every((s) => s.purpose === 'mask' || s.purpose === 'drop');
 }
 
-function AnalysisPanes({ wb }: { wb: Workbench }) {
+function AnalysisPanes({ wb, commands }: { wb: Workbench; commands: StudioCommands }) {
   const tab = useStudio((s) => s.tab);
   const hasSelection = useStudio((s) => s.selection !== null);
   return (
@@ -51,7 +53,7 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
         ))}
       </div>
       <div className="pane-body">
-        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
+        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : tab === 'variants' ? 'variant table' : tab === 'compare' ? 'compare view' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
@@ -63,6 +65,13 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
             <ContextView wb={wb} />
           ) : tab === 'timeline' ? (
             <TimelinePanel wb={wb} />
+          ) : tab === 'variants' ? (
+            <VariantsPanel wb={wb} commands={commands} />
+          ) : tab === 'compare' ? (
+            // The Compare view (reading compareVariantIds) is built on another branch.
+            <div className="empty-state" data-testid="compare-pending">
+              Compare is not in this build.
+            </div>
           ) : (
             <RunsPanel wb={wb} />
           )}
@@ -112,7 +121,7 @@ export function App({ initialSessionId }: { initialSessionId: number | null }) {
           <ErrorBoundary area="strategy panel" resetKey={wb.strategy}>
             <StrategyPanel wb={wb} />
           </ErrorBoundary>
-          <AnalysisPanes wb={wb} />
+          <AnalysisPanes wb={wb} commands={commands} />
         </aside>
       </div>
       <Notices />

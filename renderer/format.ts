@@ -18,6 +18,15 @@ export function formatCompact(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/** US dollars as the window shows cost ("—" when unknown). */
+export function formatUsd(x: number | null | undefined): string {
+  if (x === null || x === undefined) return '—';
+  if (x === 0) return '$0';
+  if (Math.abs(x) < 0.01) return `$${x.toFixed(4)}`;
+  if (Math.abs(x) < 100) return `$${x.toFixed(2)}`;
+  return `$${formatInt(x)}`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
@@ -34,11 +43,14 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+// One formatter: toLocaleString with options builds a new one per call (slow in a 200-row table).
+const timeFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
 export function formatTime(iso: string | null): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return timeFormat.format(d);
 }
 
 const FIRST_LINE_MAX = 240;

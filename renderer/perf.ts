@@ -9,6 +9,12 @@ export interface StudioPerf {
   turnListFirstPaint: number | null;
   /** Plans committed to the screen (a slider update that was planned but never shown does not count). */
   planCommits: number;
+  /**
+   * The variant table's latest list: rows; ms from the render that received it to the DOM
+   * committed (`commitMs`, React's work) and to the frame that showed it (`paintMs`, which
+   * includes waiting for the next frame).
+   */
+  variantTablePaint: { rows: number; commitMs: number; paintMs: number } | null;
 }
 
 declare global {
@@ -17,7 +23,7 @@ declare global {
   }
 }
 
-const perf: StudioPerf = { planMs: [], turnListFirstPaint: null, planCommits: 0 };
+const perf: StudioPerf = { planMs: [], turnListFirstPaint: null, planCommits: 0, variantTablePaint: null };
 window.__studioPerf = perf;
 
 export function recordPlanMs(ms: number): void {
@@ -37,4 +43,19 @@ export function recordTurnListFirstPaint(): void {
 
 export function recordPlanCommit(): void {
   perf.planCommits++;
+}
+
+/**
+ * The variant table committed a new list whose render started at `renderStart`: the time
+ * to the DOM commit and to the painted frame (requestAnimationFrame runs before the paint, the task it queues
+ * runs after it).
+ */
+export function recordVariantTablePaint(rows: number, renderStart: number): void {
+  // Called from a layout effect: the DOM holds the rows now.
+  const commitMs = performance.now() - renderStart;
+  requestAnimationFrame(() => {
+    setTimeout(() => {
+      perf.variantTablePaint = { rows, commitMs, paintMs: performance.now() - renderStart };
+    }, 0);
+  });
 }

@@ -84,15 +84,29 @@ export const InputSchemas = {
   /** What the model saw at one call of a replay (the Context view as of that call). */
   replayContextAt: z.object({ runId: Id, call: z.number().int().min(0) }),
   search: z.object({ query: z.string().min(1).max(1000) }),
+  /** The session's variants the user owns (run, summarized or saved), with their run figures; empty unnamed variants are hidden. */
   listVariants: z.object({ sessionId: Id }),
-  /** The variant for (session, strategy, params, summarizer): created empty if new. */
-  resolveVariant: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema }),
+  /**
+   * The existing variant for (session, strategy, params, current summarizer), or null: a
+   * lookup never creates one (the slider state is a draft). `variantId`: the variant the
+   * user loaded from the table, preferred while its strategy and parameters are the ones asked
+   * (it may have been made with another summarizer).
+   */
+  findVariant: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema, variantId: Id.optional() }),
+  /** Creates (or finds) the variant for these parameters with the current summarizer and names it: the user's explicit "Save". */
+  saveVariant: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema, name: z.string().max(200).optional() }),
+  /** Renames a variant; an empty or blank name clears it. */
+  renameVariant: z.object({ variantId: Id, name: z.string().max(200) }),
+  /** Deletes a variant with its runs and summaries (never turns); refused (`busy`) while one of its runs is running. */
+  deleteVariant: z.object({ variantId: Id }),
   listSummaries: z.object({ variantId: Id }),
   listRuns: z.object({ variantId: Id }),
   /** Starts a pass in the background; progress arrives as events. */
   startCompaction: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema, force: z.boolean().optional() }),
   cancelCompaction: z.object({ runId: Id }),
   replay: z.object({ variantId: Id }),
+  /** What the model would receive under draft parameters that have no variant yet (no summaries, empty state). */
+  replayDraft: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema }),
   /** The export as text; Electron's window then asks main to save it with a native dialog. */
   exportVariant: z.object({ variantId: Id, format: ExportFormatSchema }),
   saveExport: z.object({ fileName: z.string().min(1).max(255), content: z.string() }),
@@ -165,8 +179,35 @@ export interface VariantInfo {
   summarizer: SummarizerConfig & { promptVersion: string };
   state: VariantState;
   createdAt: string;
+  /** The user's name for the variant (editable in the variant table); null until named. */
+  name: string | null;
   summaries: number;
   runs: number;
+  /**
+   * Facts of the compacted spans the variant's summaries kept, per category (the loss
+   * ledger, issue 8 §3); absent or null until the ledger computed it.
+   */
+  retention?: Record<RetentionCategory, { kept: number; total: number }> | null;
+}
+
+/** The loss ledger's fact categories. */
+export type RetentionCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';
+
+/**
+ * A row of the variant table (`listVariants`): the variant and what its runs add up to.
+ * Firings, tokens sent, summarizer calls and cost are the totals of its latest completed
+ * replay (`latestReplayRunId`); null when it has never been replayed.
+ */
+export interface VariantListing extends VariantInfo {
+  latestReplayRunId: number | null;
+  firings: number | null;
+  /** Prompt tokens sent to the model over every call of the replay (cached or not). */
+  tokensSent: number | null;
+  summarizerCalls: number | null;
+  /** Model calls with caching plus the summarizer's calls, USD. */
+  costUsd: number | null;
+  /** The newest run of any kind: when it ended (or started, while running), its kind and status. */
+  lastRun: { at: string; kind: 'pass' | 'replay'; status: RunStatus } | null;
 }
 
 export interface SummaryInfo extends ExistingSummary {
@@ -267,14 +308,18 @@ export interface OperationResults {
   getReplayRun: ReplayTimeline;
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
   search: SearchHit[];
-  listVariants: VariantInfo[];
-  resolveVariant: VariantInfo;
+  listVariants: VariantListing[];
+  findVariant: VariantInfo | null;
+  saveVariant: VariantInfo;
+  renameVariant: VariantInfo;
+  deleteVariant: { deleted: boolean };
   listSummaries: SummaryInfo[];
   listRuns: RunInfo[];
   /** `rerunQueued`: two-line's one task per session; the request will run once more after run `runId`. */
   startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;
+  replayDraft: Omit<Replay, 'variantId'> & { variantId: null };
   exportVariant: ExportFile;
   saveExport: { savedTo: string | null };
   getSettings: Settings;

@@ -101,13 +101,26 @@ export function prepare(strategy: StrategyName, raw: Record<string, unknown> | u
 }
 
 /**
- * The variant for (session, strategy, params, summarizer): created empty when new. The
- * services' `resolveVariant` uses this too, so the window and the CLI agree on identity.
+ * The variant for (session, strategy, params, summarizer): created empty when new. Only
+ * explicit actions call this (the window's Save, `saveVariant`); runs create theirs in
+ * runCompaction / runReplay. The keying is the engine's, so the window and the CLI agree
+ * on identity.
  */
 export function resolveVariantFor(db: DB, o: { sessionId: number; strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig }): VariantInfo {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
   const { params } = prepare(o.strategy, o.params);
   return getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: summarizerIdentity(o.summarizer), promptVersion: promptVersionOf(o.summarizer) });
+}
+
+/**
+ * The existing variant for (session, strategy, params, summarizer), or null: never
+ * creates one. The window's `findVariant` looks up the variant of the parameters on
+ * screen with this, so moving a slider writes nothing.
+ */
+export function findVariantFor(db: DB, o: { sessionId: number; strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig }): VariantInfo | null {
+  if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
+  const { params } = prepare(o.strategy, o.params);
+  return findVariant(db, o.sessionId, o.strategy, params, o.summarizer);
 }
 
 /** Finds an existing variant for this key without creating one. */

@@ -8,16 +8,17 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import { ReplayRunner, replayContextAt, replayTimeline } from './replays.js';
-import { resolveVariantFor } from '../engine/engine.js';
+import { findVariantFor, resolveVariantFor } from '../engine/engine.js';
+import { stableJson } from '../../shared/model/turn.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
 import { listTurns, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
-import { getVariant, listRuns, listSummaries, listVariants } from '../store/variants.js';
+import { deleteVariant, getVariant, listRuns, listSummaries, listVariants, renameVariant, variantHasRunningRun } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
 import { importFiles, importText, importTexts } from '../importers/import.js';
-import { exportFor, replayFor } from './collaborators.js';
+import { exportFor, replayDraftFor, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation } from './dispatch.js';
 import { apiKeyFor, type SecretStore } from './secrets.js';
@@ -151,11 +152,43 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       requireSession(db, sessionId);
       return listVariants(db, sessionId);
     },
-    resolveVariant: async ({ sessionId, strategy, params }) => {
+    findVariant: async ({ sessionId, strategy, params, variantId }) => {
       requireSession(db, sessionId);
-      // The engine's keying (resolved params, summarizer identity, prompt version), so the
-      // variant the window shows is the one startCompaction will write into.
-      return resolveVariantFor(db, { sessionId, strategy, params, summarizer: settings().summarizer });
+      const wanted = prepareStrategy(strategy, params).params;
+      // The variant loaded from the table stays the one shown while its parameters are on
+      // screen, whatever summarizer made it.
+      if (variantId !== undefined) {
+        const loaded = getVariant(db, variantId);
+        if (loaded && loaded.sessionId === sessionId && loaded.strategy === strategy && stableJson(loaded.params) === stableJson(wanted)) return loaded;
+      }
+      // The engine's keying (resolved params, summarizer identity, prompt version): the
+      // variant startCompaction would write into, if it exists. Never creates one.
+      return findVariantFor(db, { sessionId, strategy, params, summarizer: settings().summarizer });
+    },
+    saveVariant: async ({ sessionId, strategy, params, name }) => {
+      requireSession(db, sessionId);
+      const v = resolveVariantFor(db, { sessionId, strategy, params, summarizer: settings().summarizer });
+      // A saved variant is named (an unnamed one without runs would be hidden as empty).
+      const given = name?.trim();
+      const finalName = given ? given : (v.name ?? `${strategy} #${v.id}`);
+      renameVariant(db, v.id, finalName);
+      return requireVariant(v.id);
+    },
+    renameVariant: async ({ variantId, name }) => {
+      const v = requireVariant(variantId);
+      const trimmed = name.trim();
+      // Its name is all a saved, never-run variant has: clearing it would hide it as empty.
+      if (trimmed === '' && v.runs === 0 && v.summaries === 0) throw new StudioError('invalid_input', `variant ${variantId} has no runs: it keeps a name (delete it instead)`);
+      renameVariant(db, variantId, trimmed === '' ? null : trimmed);
+      return requireVariant(variantId);
+    },
+    deleteVariant: async ({ variantId }) => {
+      const v = getVariant(db, variantId);
+      if (!v) return { deleted: false };
+      if (variantHasRunningRun(db, variantId) || runner.activeSessions().has(v.sessionId)) {
+        throw new StudioError('busy', `variant ${variantId} has a run in progress; cancel it before deleting the variant`);
+      }
+      return { deleted: deleteVariant(db, variantId) };
     },
     listSummaries: async ({ variantId }) => {
       requireVariant(variantId);
@@ -185,6 +218,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       requireVariant(variantId);
       return replayFor(db, variantId);
     },
+    replayDraft: async ({ sessionId, strategy, params }) => replayDraftFor(db, sessionId, strategy, params),
     exportVariant: async ({ variantId, format }) => {
       requireVariant(variantId);
       return exportFor(db, variantId, format);

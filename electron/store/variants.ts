@@ -8,7 +8,7 @@ import type { DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
 import { stableJson } from '../../shared/model/turn.js';
 import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/strategies/types.js';
-import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
+import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo, VariantListing } from '../../shared/contract.js';
 
 const now = () => new Date().toISOString();
 
@@ -35,6 +35,7 @@ interface VariantRow {
   variant_key: string;
   state: string;
   created_at: string;
+  name: string | null;
   summaries?: number;
   runs?: number;
 }
@@ -48,12 +49,19 @@ function variantFromRow(r: VariantRow): VariantInfo {
     summarizer: { ...(JSON.parse(r.summarizer) as SummarizerConfig), promptVersion: r.prompt_version },
     state: JSON.parse(r.state) as VariantState,
     createdAt: r.created_at,
+    name: r.name,
     summaries: r.summaries ?? 0,
     runs: r.runs ?? 0,
   };
 }
 
 const SELECT_VARIANT = `SELECT v.*, (SELECT COUNT(*) FROM summaries s WHERE s.variant_id = v.id) AS summaries, (SELECT COUNT(*) FROM runs r WHERE r.variant_id = v.id) AS runs FROM variants v`;
+
+/**
+ * A variant the table shows: it has a run, a summary or a name (saved by the user). Empty
+ * unnamed rows (made before migration 6 by moving a slider) own nothing and stay hidden.
+ */
+const SHOWN = `(v.name IS NOT NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.variant_id = v.id) OR EXISTS (SELECT 1 FROM summaries s WHERE s.variant_id = v.id))`;
 
 /** Finds the variant for this key or creates it empty. */
 export function getOrCreateVariant(db: DB, key: VariantKey): VariantInfo {
@@ -78,8 +86,85 @@ export function getVariant(db: DB, id: number): VariantInfo | null {
   return r ? variantFromRow(r) : null;
 }
 
-export function listVariants(db: DB, sessionId: number): VariantInfo[] {
-  return (db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? ORDER BY v.id`).all(sessionId) as VariantRow[]).map(variantFromRow);
+interface VariantListingRow extends VariantRow {
+  replay_run_id: number | null;
+  replay_stats: string | null;
+  last_run_at: string | null;
+  last_run_kind: 'pass' | 'replay' | null;
+  last_run_status: RunStatus | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * The session's variants the table shows (see SHOWN), each with its run figures, in ONE
+ * statement (correlated subqueries on the runs_variant / summaries_variant indexes, no
+ * query per variant): a table of 200 variants is one round trip. Firings, tokens sent,
+ * summarizer calls and cost come from the variant's latest completed replay run's stats
+ * (the timeline totals electron/engine/replay.ts stores with the run); null without one.
+ */
+export function listVariants(db: DB, sessionId: number): VariantListing[] {
+  const rows = db
+    .prepare(
+      `SELECT v.*,
+        (SELECT COUNT(*) FROM summaries s WHERE s.variant_id = v.id) AS summaries,
+        (SELECT COUNT(*) FROM runs r WHERE r.variant_id = v.id) AS runs,
+        lr.id AS replay_run_id, lr.stats AS replay_stats,
+        last.at AS last_run_at, last.kind AS last_run_kind, last.status AS last_run_status
+       FROM variants v
+       LEFT JOIN runs lr ON lr.id = (SELECT MAX(r.id) FROM runs r WHERE r.variant_id = v.id AND r.kind = 'replay' AND r.status = 'completed')
+       LEFT JOIN (SELECT r.variant_id, COALESCE(r.ended_at, r.started_at) AS at, r.kind, r.status FROM runs r
+                  WHERE r.id = (SELECT MAX(r2.id) FROM runs r2 WHERE r2.variant_id = r.variant_id)) last ON last.variant_id = v.id
+       WHERE v.session_id = ? AND ${SHOWN}
+       ORDER BY v.id`,
+    )
+    .all(sessionId) as VariantListingRow[];
+  return rows.map((r) => {
+    const stats = r.replay_stats ? (JSON.parse(r.replay_stats) as Record<string, unknown>) : null;
+    return {
+      ...variantFromRow(r),
+      latestReplayRunId: r.replay_run_id,
+      firings: stats ? num(stats.firings) : null,
+      tokensSent: stats ? num(stats.inputTokens) : null,
+      summarizerCalls: stats ? num(stats.summarizerCalls) : null,
+      costUsd: stats ? num(stats.costUsd) : null,
+      lastRun: r.last_run_at && r.last_run_kind && r.last_run_status ? { at: r.last_run_at, kind: r.last_run_kind, status: r.last_run_status } : null,
+    };
+  });
+}
+
+/** Sets (or with null clears) the user's name of a variant; false when there is no such variant. */
+export function renameVariant(db: DB, variantId: number, name: string | null): boolean {
+  return db.prepare('UPDATE variants SET name = ? WHERE id = ?').run(name, variantId).changes > 0;
+}
+
+/** Whether the variant has a run still running (it cannot be deleted then). */
+export function variantHasRunningRun(db: DB, variantId: number): boolean {
+  return db.prepare("SELECT 1 FROM runs WHERE variant_id = ? AND status = 'running' LIMIT 1").get(variantId) !== undefined;
+}
+
+/**
+ * Deletes a variant the user no longer wants, with everything it owns: its summaries
+ * (pass and replay) and their edges, its runs with their events and timelines. Passes
+ * never delete a summary (they mark it compacted); only this explicit user action does,
+ * and only the variant's own rows: turns, model calls and other variants are untouched
+ * (summary edges point from this variant's summaries to turns, never the other way).
+ * One IMMEDIATE transaction. Returns false when there is no such variant.
+ */
+export function deleteVariant(db: DB, variantId: number): boolean {
+  return db
+    .transaction(() => {
+      if (!db.prepare('SELECT 1 FROM variants WHERE id = ?').get(variantId)) return false;
+      db.prepare('DELETE FROM summary_sources WHERE summary_id IN (SELECT id FROM summaries WHERE variant_id = ?)').run(variantId);
+      // Parents before children would break child_summary_id edges: those are gone above.
+      db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(variantId);
+      db.prepare('DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(variantId);
+      db.prepare('DELETE FROM replay_timelines WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(variantId);
+      db.prepare('DELETE FROM runs WHERE variant_id = ?').run(variantId);
+      db.prepare('DELETE FROM variants WHERE id = ?').run(variantId);
+      return true;
+    })
+    .immediate();
 }
 
 export function setVariantState(db: DB, variantId: number, state: VariantState): void {

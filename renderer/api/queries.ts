@@ -37,6 +37,7 @@ export const keys = {
   runs: (variantId: number) => ['runs', variantId] as const,
   sessionReplays: (sessionId: number) => ['sessionReplays', sessionId] as const,
   replay: (variantId: number) => ['replay', variantId] as const,
+  draftReplay: (sessionId: number, strategy: StrategyName, paramsKey: string) => ['draftReplay', sessionId, strategy, paramsKey] as const,
   sessionUsage: (sessionId: number) => ['sessionUsage', sessionId] as const,
   replayRun: (runId: number) => ['replayRun', runId] as const,
   replayContextAt: (runId: number, call: number) => ['replayContextAt', runId, call] as const,
@@ -106,13 +107,39 @@ export function useTurnPages(sessionId: number | null, pages: readonly number[])
 
 type Params = z.infer<typeof ParamsSchema>;
 
-/** The variant for (session, strategy, params): the server creates it empty if new. */
-export function useResolvedVariant(sessionId: number | null, strategy: StrategyName, params: Params, paramsKey: string) {
+/**
+ * The existing variant for (session, strategy, params), or null for a draft: a lookup,
+ * never a write (variants are made by Compact, Replay and Save). `loadedVariantId`: the
+ * variant picked in the variant table, preferred while these are its parameters.
+ */
+export function useFoundVariant(sessionId: number | null, strategy: StrategyName, params: Params, paramsKey: string, loadedVariantId: number | null) {
   const api = useApi();
   return useQuery({
-    queryKey: keys.variant(sessionId ?? 0, strategy, paramsKey),
-    queryFn: () => api.resolveVariant({ sessionId: sessionId!, strategy, params }),
+    queryKey: keys.variant(sessionId ?? 0, strategy, `${paramsKey}@${loadedVariantId ?? ''}`),
+    queryFn: () => api.findVariant({ sessionId: sessionId!, strategy, params, ...(loadedVariantId !== null ? { variantId: loadedVariantId } : {}) }),
     enabled: sessionId !== null,
+    retry: false,
+  });
+}
+
+/** The session's variant table (one request, one SQL statement on the server). */
+export function useVariantList(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.variants(sessionId ?? 0),
+    queryFn: () => api.listVariants({ sessionId: sessionId! }),
+    enabled: sessionId !== null,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** What the model would receive under draft parameters (no variant yet). */
+export function useDraftReplay(sessionId: number | null, strategy: StrategyName, params: Params, paramsKey: string, enabled: boolean) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.draftReplay(sessionId ?? 0, strategy, paramsKey),
+    queryFn: () => api.replayDraft({ sessionId: sessionId!, strategy, params }),
+    enabled: enabled && sessionId !== null,
     retry: false,
   });
 }

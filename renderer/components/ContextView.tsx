@@ -6,7 +6,7 @@
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { ReplayMessage, SummaryInfo } from '../../shared/contract.js';
-import { useReplay } from '../api/queries.js';
+import { useDraftReplay, useReplay } from '../api/queries.js';
 import { firstLineOf, formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions } from '../state/store.js';
@@ -147,14 +147,17 @@ export function tokensByOrigin(messages: readonly ReplayMessage[]) {
 }
 
 export const ContextView = memo(function ContextView({ wb }: { wb: Workbench }) {
-  const replay = useReplay(wb.variant?.id ?? null, true);
+  const stored = useReplay(wb.variant?.id ?? null, true);
+  // A draft (no variant has these parameters): the session under the strategy with no summaries yet.
+  const draftReplay = useDraftReplay(wb.session?.id ?? null, wb.strategy, wb.params, wb.paramsKey, wb.draft);
+  const replay = wb.draft ? draftReplay : stored;
   const messages = replay.data?.messages ?? NO_MESSAGES;
   const byOrigin = useMemo(() => tokensByOrigin(messages), [messages]);
   const coverage = useSummaryCoverage(wb.summaries);
 
   let status: React.ReactNode = null;
   if (!wb.session) status = 'Select a session.';
-  else if (!wb.variant) status = wb.variantError ? `Cannot resolve the variant: ${wb.variantError.message}` : 'Resolving the variant…';
+  else if (!wb.variant && !wb.draft) status = wb.variantError ? `Cannot look up the variant: ${wb.variantError.message}` : 'Looking up the variant…';
   else if (replay.isPending) status = 'Building the replay…';
   else if (replay.error) status = `Cannot build the replay: ${(replay.error as Error).message}`;
 

@@ -68,12 +68,13 @@ const RunRow = memo(function RunRow({ run }: { run: RunInfo }) {
 export const RunsPanel = memo(function RunsPanel({ wb }: { wb: Workbench }) {
   const runs = useRuns(wb.variant?.id ?? null);
   if (!wb.session) return <div className="empty-state">Select a session.</div>;
-  if (!wb.variant) return <div className="empty-state">Resolving the variant…</div>;
+  if (wb.draft) return <div className="empty-state" data-testid="runs-draft">Draft parameters: no variant has them yet. Compact, Replay or Save (Variants tab) makes one.</div>;
+  if (!wb.variant) return <div className="empty-state">Looking up the variant…</div>;
   const list = [...(runs.data ?? [])].sort((a, b) => b.id - a.id);
   return (
     <div className="runs-panel" data-testid="runs-panel">
       <div className="runs-head muted small">
-        Variant <b>#{wb.variant.id}</b> · {wb.variant.strategy} · {wb.variant.summarizer.kind}
+        Variant <b>#{wb.variant.id}</b>{wb.variant.name ? <> “{wb.variant.name}”</> : null} · {wb.variant.strategy} · {wb.variant.summarizer.kind}
         {wb.variant.summarizer.model ? ` (${wb.variant.summarizer.model})` : ''} · prompt {wb.variant.summarizer.promptVersion} · {formatInt(wb.variant.summaries)} summaries
       </div>
       {list.length === 0 ? <div className="empty-state">No runs of this variant yet. Press Compact (Ctrl+Enter).</div> : null}

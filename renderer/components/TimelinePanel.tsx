@@ -13,21 +13,15 @@ import type uPlot from 'uplot';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import type { OverheadFit } from '../../shared/usage/overhead.js';
 import { useReplayContextAt, useReplayRuns, useSessionReplays, type SessionReplay } from '../api/queries.js';
-import { formatCompact, formatInt } from '../format.js';
+import { formatCompact, formatInt, formatUsd } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { fromReplay, useTimeline, type TimelineTotalsRow, type TimelineView } from '../plan/use-timeline.js';
 import { actions, useStudio } from '../state/store.js';
 import { ContextMessages, tokensByOrigin } from './ContextView.js';
 import { formatParamValue } from './ParamSlider.js';
+import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
 import { UPlotChart, type ChartTheme } from './UPlotChart.js';
 
-function formatUsd(x: number | null | undefined): string {
-  if (x === null || x === undefined) return '—';
-  if (x === 0) return '$0';
-  if (Math.abs(x) < 0.01) return `$${x.toFixed(4)}`;
-  if (Math.abs(x) < 100) return `$${x.toFixed(2)}`;
-  return `$${formatInt(x)}`;
-}
 
 const dash = (n: number | null | undefined, f: (x: number) => string = formatInt) => (n === null || n === undefined ? '—' : f(n));
 
@@ -51,12 +45,8 @@ interface Overlay {
 /** A replay named by its strategy, the parameters it set away from the defaults, and its run id. */
 function replayLabel(r: SessionReplay): { strategy: string; params: string; run: string } {
   const specs = STRATEGY_DEFINITIONS[r.variant.strategy]?.specs ?? [];
-  const params = specs
-    .filter((spec) => {
-      const v = r.variant.params[spec.name];
-      return typeof v === 'number' && v !== spec.default;
-    })
-    .map((spec) => `${spec.name} ${formatParamValue(spec, r.variant.params[spec.name] as number)}`)
+  const params = paramsAwayFromDefaults(specs, r.variant.params)
+    .map(({ spec, value }) => `${spec.name} ${formatParamValue(spec, value)}`)
     .join(', ');
   return { strategy: r.variant.strategy, params, run: `#${r.run.id}` };
 }

@@ -143,6 +143,8 @@ export interface StudioCommands {
   replay(): Promise<void>;
   cancel(): Promise<void>;
   exportCurrent(): Promise<void>;
+  /** Saves the parameters on screen as a named variant (the only way to make one without running). */
+  saveCurrent(name?: string): Promise<void>;
 }
 
 export function useStudioCommands(wb: Workbench): StudioCommands {
@@ -221,7 +223,8 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     try {
       const { runId, variantId } = await api.startCompaction({ sessionId, strategy, params, force });
       actions.setActiveRun({ runId, variantId, sessionId, strategy, done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
-      void client.invalidateQueries({ queryKey: keys.runs(variantId) });
+      // The run made the variant if it was a draft: the lookup and the table see it now.
+      invalidateVariantData(client, sessionId, variantId);
     } catch (err) {
       actions.notify({ kind: 'error', title: 'Could not start compaction', message: (err as Error).message });
     }
@@ -236,11 +239,12 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
       const { runId, variantId } = await api.startReplay({ sessionId, strategy, params });
       actions.setLastReplay({ runId, variantId, sessionId, strategy, paramsKey });
       actions.setActiveRun({ runId, variantId, sessionId, strategy, kind: 'replay', done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
+      invalidateVariantData(client, sessionId, variantId);
       if (studioStore.getState().tab !== 'timeline') actions.setTab('timeline');
     } catch (err) {
       actions.notify({ kind: 'error', title: 'Could not start the replay', message: (err as Error).message });
     }
-  }, [api, sessionId, strategy, params, paramsKey]);
+  }, [api, client, sessionId, strategy, params, paramsKey]);
 
   const cancel = useCallback(async () => {
     const run = studioStore.getState().activeRun;
@@ -260,8 +264,10 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     const format = studioStore.getState().exportFormat;
     studioStore.set({ exporting: true });
     try {
-      // The parameters may still be moving: resolve the variant for exactly what is on screen.
-      const variantId = variant?.id ?? (await api.resolveVariant({ sessionId, strategy, params })).id;
+      // A draft has no variant: exporting it is an explicit action, so it saves one (named;
+      // it shows in the variant table) for exactly the parameters on screen.
+      const variantId = variant?.id ?? (await api.saveVariant({ sessionId, strategy, params })).id;
+      if (!variant) invalidateVariantData(client, sessionId, variantId);
       const file = await api.exportVariant({ variantId, format });
       if (transport.kind === 'electron') {
         const { savedTo } = await api.saveExport({ fileName: file.fileName, content: file.content });
@@ -275,7 +281,21 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     } finally {
       studioStore.set({ exporting: false });
     }
-  }, [api, transport, sessionId, strategy, params, variant]);
+  }, [api, client, transport, sessionId, strategy, params, variant]);
 
-  return { importFiles, compact, replay, cancel, exportCurrent };
+  const saveCurrent = useCallback(
+    async (name?: string) => {
+      if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session first' });
+      try {
+        const saved = await api.saveVariant({ sessionId, strategy, params, ...(name ? { name } : {}) });
+        invalidateVariantData(client, sessionId, saved.id);
+        actions.notify({ kind: 'success', title: `Saved variant ${saved.name ?? `#${saved.id}`}` });
+      } catch (err) {
+        actions.notify({ kind: 'error', title: 'Could not save the variant', message: (err as Error).message });
+      }
+    },
+    [api, client, sessionId, strategy, params],
+  );
+
+  return { importFiles, compact, replay, cancel, exportCurrent, saveCurrent };
 }

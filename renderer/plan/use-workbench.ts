@@ -11,7 +11,7 @@ import type { Plan, StrategyName, VariantState } from '../../shared/strategies/t
 import type { SessionInfo, SummaryInfo, TurnMetaColumns, VariantInfo } from '../../shared/contract.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
 import { stableJson } from '../../shared/model/turn.js';
-import { useFirstTurnPage, useResolvedVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
+import { useFirstTurnPage, useFoundVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { recordPlanMs } from '../perf.js';
 import { useStudio } from '../state/store.js';
@@ -33,8 +33,13 @@ export interface Workbench {
   listReady: boolean;
   columns: TurnMetaColumns | undefined;
   metas: readonly TurnMeta[];
-  /** The resolved variant for exactly these parameters (null while they are still moving). */
+  /** The existing variant for exactly these parameters (null while they are still moving, and for a draft). */
   variant: VariantInfo | null;
+  /**
+   * The parameters on screen have settled and no variant has them: a draft. Moving a
+   * slider never creates a variant; Compact, Replay and Save do.
+   */
+  draft: boolean;
   variantError: Error | null;
   summaries: readonly SummaryInfo[];
   plan: Plan | null;
@@ -52,7 +57,7 @@ const EMPTY_SUMMARIES: readonly SummaryInfo[] = [];
 const EMPTY_STATE: VariantState = {};
 const EMPTY_OVERRIDES: Record<string, number> = {};
 
-/** How long parameters must stay still before the variant is resolved on the server. */
+/** How long parameters must stay still before the variant is looked up on the server. */
 const VARIANT_SETTLE_MS = 220;
 
 export function useWorkbench(): Workbench {
@@ -77,12 +82,15 @@ export function useWorkbench(): Workbench {
   const columns = metaQuery.data;
   const metas = useMemo(() => (columns ? metasFromColumns(columns) : EMPTY_METAS), [columns]);
 
-  // The variant is identified by its parameters: resolve it once they settle, and use its
-  // summaries only while the parameters on screen are exactly the variant's.
+  // The variant is identified by its parameters: look it up once they settle (a read, never
+  // a write), and use its summaries only while the parameters on screen are exactly its own.
+  const loadedVariantId = useStudio((s) => s.loadedVariantId);
   const settledParams = useDebounced(params, VARIANT_SETTLE_MS);
   const settledKey = useMemo(() => stableJson(settledParams), [settledParams]);
-  const variantQuery = useResolvedVariant(listReady ? sessionId : null, strategy, settledParams, settledKey);
-  const variant = variantQuery.data && settledKey === paramsKey && variantQuery.data.strategy === strategy ? variantQuery.data : null;
+  const variantQuery = useFoundVariant(listReady ? sessionId : null, strategy, settledParams, settledKey, loadedVariantId);
+  const settled = settledKey === paramsKey && variantQuery.isSuccess && !variantQuery.isPlaceholderData;
+  const variant = settled && variantQuery.data && variantQuery.data.strategy === strategy ? variantQuery.data : null;
+  const draft = settled && variantQuery.data === null;
   const summariesQuery = useSummaries(variant?.id ?? null);
   const summaries = (variant && summariesQuery.data) || EMPTY_SUMMARIES;
   const state = variant?.state ?? EMPTY_STATE;
@@ -116,6 +124,7 @@ export function useWorkbench(): Workbench {
     columns,
     metas,
     variant,
+    draft,
     variantError: (variantQuery.error as Error | null) ?? null,
     summaries,
     ...planned,

@@ -9,7 +9,8 @@ import type { RunStatus } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
-export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline';
+/** `compare`: the Compare view of `compareVariantIds` (built on another branch). */
+export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline' | 'variants' | 'compare';
 
 export interface ActiveRun {
   runId: number;
@@ -69,6 +70,10 @@ export interface StudioState {
   /** The import in flight (one request): what the header's indeterminate bar names. */
   importJob: { label: string; bytes: number; files: number } | null;
   exporting: boolean;
+  /** The variant picked in the variant table: shown while the parameters on screen are its own. */
+  loadedVariantId: number | null;
+  /** Variants ticked in the variant table for the Compare view (2–4). */
+  compareVariantIds: number[];
 }
 
 type Listener = () => void;
@@ -107,6 +112,8 @@ function createStudioStore() {
     importing: 0,
     importJob: null,
     exporting: false,
+    loadedVariantId: null,
+    compareVariantIds: [],
   };
   const listeners = new Set<Listener>();
   let persistTimer: ReturnType<typeof setTimeout> | null = null;
@@ -141,7 +148,30 @@ function createStudioStore() {
     set,
     actions: {
       selectSession(sessionId: number | null) {
-        set({ sessionId, selection: null, timelineCall: null, expanded: new Set(), scrollRequest: null, focusedPosition: null });
+        set((s) => ({
+          sessionId,
+          selection: null,
+          timelineCall: null,
+          expanded: new Set(),
+          scrollRequest: null,
+          focusedPosition: null,
+          // Ticks and the loaded variant belong to one session.
+          ...(s.sessionId !== sessionId ? { loadedVariantId: null, compareVariantIds: [] } : {}),
+        }));
+      },
+      /**
+       * Loads a variant from the table: its strategy and parameters become the sliders'
+       * values (so its DAG, context and runs show), and it is preferred over a variant of
+       * the same parameters made with another summarizer. `asDraft` (Duplicate): the
+       * parameters only, nothing created, nothing preferred.
+       */
+      loadVariant(v: { id: number; strategy: StrategyName; params: Record<string, unknown> }, asDraft = false) {
+        const values: Record<string, number> = {};
+        for (const [k, x] of Object.entries(v.params)) if (typeof x === 'number') values[k] = x;
+        set((s) => ({ strategy: v.strategy, selection: null, paramsByStrategy: { ...s.paramsByStrategy, [v.strategy]: values }, loadedVariantId: asDraft ? null : v.id }));
+      },
+      setCompareVariantIds(compareVariantIds: number[]) {
+        set({ compareVariantIds });
       },
       setStrategy(strategy: StrategyName) {
         set({ strategy, selection: null });

@@ -65,6 +65,20 @@ export function resolveParams<P extends Record<string, number>>(strategy: string
   return out as P;
 }
 
+/**
+ * The parameters a variant sets away from its strategy's spec defaults, in spec order:
+ * how the variant table, the timeline's replay labels and the CLI's `variants` name a
+ * variant without repeating every default.
+ */
+export function paramsAwayFromDefaults(specs: readonly ParamSpec[], params: Readonly<Record<string, unknown>>): Array<{ spec: ParamSpec; value: number }> {
+  const out: Array<{ spec: ParamSpec; value: number }> = [];
+  for (const spec of specs) {
+    const v = params[spec.name];
+    if (typeof v === 'number' && v !== spec.default) out.push({ spec, value: v });
+  }
+  return out;
+}
+
 /** Defaults of a spec list as a plain object. */
 export function defaultsOf(specs: readonly ParamSpec[]): Record<string, number> {
   const out: Record<string, number> = {};

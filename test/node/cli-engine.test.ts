@@ -92,6 +92,27 @@ describe('compact', () => {
     expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-1' }, lastRun: { id: 2, status: 'skipped' } });
   });
 
+  it('variants shows the table columns, renames and deletes', async () => {
+    expect((await cli(['compact', '1', '--strategy', 'dag', ...SET])).code).toBe(0);
+    expect((await cli(['compact', '1', '--strategy', 'masking'])).code).toBe(0);
+    const table = (await cli(['variants', '1'])).stdout.split('\n');
+    expect(table[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STRATEGY', 'PARAMETERS', 'SUMMARIZER', 'RUNS', 'FIRINGS', 'TOKENS SENT', 'SUMM. CALLS', 'COST', 'RETENTION', 'LAST RUN']);
+    // Only the parameters away from the defaults; no replay yet, so its columns are '-'.
+    const cells = (line: string) => line.trim().split(/\s{2,}/);
+    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '-', expect.stringMatching(/ pass completed$/)]);
+    expect(cells(table[2]).slice(0, 4)).toEqual(['2', '-', 'masking', 'defaults']);
+    const renamed = await cli(['variants', '1', '--rename', '1', '--name', 'tight dag']);
+    expect(renamed).toMatchObject({ code: 0, stdout: 'Renamed variant 1 to "tight dag".\n' });
+    expect(cells((await cli(['variants', '1'])).stdout.split('\n')[1]).slice(0, 3)).toEqual(['1', 'tight dag', 'dag']);
+    // 18 leaves + 1 condensed (engine.test.ts), in the one run.
+    expect(JSON.parse((await cli(['variants', '1', '--delete', '1', '--json'])).stdout)).toEqual({ deleted: true, id: 1, runs: 1, summaries: 19 });
+    expect(JSON.parse((await cli(['variants', '1', '--json'])).stdout).variants.map((v: { id: number }) => v.id)).toEqual([2]);
+    const missing = await cli(['variants', '1', '--delete', '1']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no variant 1 in session 1');
+    expect((await cli(['variants', '1', '--rename', '2'])).code).toBe(2);
+  });
+
   it('bad parameters and strategies are errors on stderr with an exit code, stdout stays empty', async () => {
     const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=-3']);
     expect(bad).toMatchObject({ code: 1, stdout: '' });

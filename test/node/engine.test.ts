@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
-import { EngineError, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/engine/engine.js';
+import { EngineError, findVariantFor, planSession, replayTokens, resolveVariantFor, runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
 import { listTurns } from '../../electron/store/turns.js';
 import { countTokens } from '../../electron/tokenizer.js';
@@ -158,7 +158,8 @@ describe('planSession and resolveVariantFor', () => {
     expect(plan.trigger.compact).toBe(false);
     expect(plan.spans).toEqual([]);
     expect(planSession(db, { sessionId, strategy: 'dag', params: PARAMS, variantId: result.variantId }).variantId).toBe(result.variantId);
-    // the window's resolveVariant finds the same variant (no new row)
+    // the window's findVariant finds the same variant (no new row)
+    expect(findVariantFor(db, { sessionId, strategy: 'dag', params: { leafChunkTokens: '8000', tokenBudget: 40000 } })?.id).toBe(result.variantId);
     expect(resolveVariantFor(db, { sessionId, strategy: 'dag', params: { leafChunkTokens: '8000', tokenBudget: 40000 } }).id).toBe(result.variantId);
     expect(listVariants(db, sessionId)).toHaveLength(1);
     // ...and a different summarizer is a different variant

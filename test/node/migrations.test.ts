@@ -111,6 +111,32 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('migration 6 adds variant names and removes only empty variants (no run, no summary): runs, summaries and turns stay', () => {
+    const db = importedAtVersion(5, [SPOTTER]);
+    const sessionId = db.prepare('SELECT id FROM sessions WHERE parent_session_id IS NULL').pluck().get() as number;
+    const variant = (key: string) => Number(db.prepare("INSERT INTO variants (session_id, strategy, params, summarizer, prompt_version, variant_key, created_at) VALUES (?, 'dag', '{}', '{}', 'v1', ?, 'now')").run(sessionId, key).lastInsertRowid);
+    // What slider moves left behind: two empty variants; one with a failed run; one with a summary; one with a replay run and its summary.
+    const empty1 = variant('e1');
+    const withRun = variant('r');
+    const empty2 = variant('e2');
+    const withSummary = variant('s');
+    const withReplay = variant('rp');
+    db.prepare("INSERT INTO runs (variant_id, started_at, status, params) VALUES (?, 'now', 'failed', '{}')").run(withRun);
+    const summary = (variantId: number, replayRunId: number | null) =>
+      db.prepare("INSERT INTO summaries (variant_id, kind, depth, text, token_count, tier, model, prompt_version, first_position, last_position, created_at, replay_run_id) VALUES (?, 'leaf', 0, 'kept text', 2, 'normal', 'm', 'v1', 0, 3, 'now', ?)").run(variantId, replayRunId);
+    summary(withSummary, null);
+    const replayRun = Number(db.prepare("INSERT INTO runs (variant_id, started_at, status, params, kind) VALUES (?, 'now', 'completed', '{}', 'replay')").run(withReplay).lastInsertRowid);
+    summary(withReplay, replayRun);
+    const before = dbSnapshot(db);
+    migrate(db, 6);
+    const after = dbSnapshot(db);
+    expect(db.prepare('SELECT id FROM variants ORDER BY id').pluck().all()).toEqual([withRun, withSummary, withReplay]);
+    expect(db.prepare('SELECT COUNT(*) FROM variants WHERE name IS NOT NULL').pluck().get()).toBe(0);
+    for (const t of ['turns', 'runs', 'summaries', 'summary_sources', 'model_calls', 'sessions']) expect(after[t], t).toEqual(before[t]);
+    expect([empty1, empty2].every((id) => !db.prepare('SELECT 1 FROM variants WHERE id = ?').get(id))).toBe(true);
+    db.close();
+  });
+
   it('declares every table STRICT', () => {
     let checked = 0;
     for (const m of MIGRATIONS) {

@@ -132,9 +132,9 @@ describe('importing through the service', () => {
   });
 
   it('runs a dag pass in a worker thread and reports progress, then completion', async () => {
-    // The empty variant's replay is what the model sees before the pass.
-    const empty = value<{ id: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
-    const before = value<{ totalTokens: number }>(await service.dispatch('replay', { variantId: empty.id })).totalTokens;
+    // Before the pass the parameters are a draft: no variant, and the draft's replay is what the model sees.
+    expect(value(await service.dispatch('findVariant', { sessionId: spotterId, strategy: 'dag', params: {} }))).toBeNull();
+    const before = value<{ totalTokens: number; variantId: null }>(await service.dispatch('replayDraft', { sessionId: spotterId, strategy: 'dag', params: {} })).totalTokens;
     const { runId, variantId } = value<{ runId: number; variantId: number }>(await service.dispatch('startCompaction', { sessionId: spotterId, strategy: 'dag', params: {}, force: true }));
     const workerThread = service.runner.threadIdOf(runId);
     expect(workerThread).not.toBeNull();
@@ -148,7 +148,6 @@ describe('importing through the service', () => {
     expect(progress.map((p) => p.done)).toEqual(Array.from({ length: total + 1 }, (_, i) => i));
     // Every projected summary was written: 10 leaves of ~20,000 tokens (fresh tail of 16 kept) and one condensed parent.
     expect(done.stats).toMatchObject({ leafSummariesCreated: 10, condensedSummariesCreated: 1, summarizerCalls: 11, cacheHits: 0, tokensBefore: before });
-    expect(variantId).toBe(empty.id);
     const summaries = value<Array<{ depth: number; compacted: boolean }>>(await service.dispatch('listSummaries', { variantId }));
     expect(summaries.filter((s) => s.depth === 0).length).toBe(10);
     expect(summaries.filter((s) => s.depth === 1).length).toBe(1);
@@ -158,8 +157,8 @@ describe('importing through the service', () => {
     expect(runs.map((r) => [r.id, r.status])).toEqual([[runId, 'completed']]);
     expect(runs[0].stats).toEqual(done.stats);
 
-    // The variant the window resolves for the same choice is the one the pass wrote into.
-    const resolved = value<{ id: number; summaries: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
+    // The variant the window looks up for the same choice is the one the pass created and wrote into.
+    const resolved = value<{ id: number; summaries: number }>(await service.dispatch('findVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
     expect(resolved).toMatchObject({ id: variantId, summaries: 11 });
 
     const replay = value<{ messages: Array<{ tokens: number }>; totalTokens: number }>(await service.dispatch('replay', { variantId }));
@@ -169,7 +168,7 @@ describe('importing through the service', () => {
   });
 
   it('exports the variant the window shows, carrying its live summaries, and leaves saving to the window in browser mode', async () => {
-    const variant = value<{ id: number }>(await service.dispatch('resolveVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
+    const variant = value<{ id: number }>(await service.dispatch('findVariant', { sessionId: spotterId, strategy: 'dag', params: {} }));
     const file = value<{ fileName: string; mimeType: string; content: string }>(await service.dispatch('exportVariant', { variantId: variant.id, format: 'openai' }));
     expect([file.fileName, file.mimeType]).toEqual([`implement-spotter-gqc-dag-v${variant.id}.openai.json`, 'application/json']);
     const exported = JSON.parse(file.content) as { messages: Array<{ role: string }> };
@@ -387,7 +386,7 @@ describe('starting the service', () => {
     const dbPath = path.join(dir, 'stale.db');
     const first = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
     const report = value<ImportReport>(await first.dispatch('importPaths', { paths: [SMALLEST] }));
-    const variant = value<{ id: number }>(await first.dispatch('resolveVariant', { sessionId: report.sessions[0].id, strategy: 'dag', params: {} }));
+    const variant = value<{ id: number }>(await first.dispatch('saveVariant', { sessionId: report.sessions[0].id, strategy: 'dag', params: {} }));
     first.db.prepare("INSERT INTO runs(variant_id, started_at, status, params) VALUES (?, '2026-01-01T00:00:00Z', 'running', '{}')").run(variant.id);
     await first.close();
     const second = await createStudioService({ dbPath, resourcesDir: dir, secrets: memorySecretStore({}), importDemo: false });
