@@ -255,6 +255,7 @@ export function planTwoLine(input: PlanInput<TwoLineParams>): Plan<TwoLineParams
 export const twoLineStrategy: StrategyRules<TwoLineParams> = {
   name: 'two-line',
   label: 'Two-line',
+  prompts: ['chunk', 'digest'],
   description:
     'Two pressure lines on the context window: past warningPct a background pass summarizes the turns beyond the last keepLast in chunks of about chunkChars; past emergencyPct a model-free digest replaces them at once and is upgraded in the background. keepLast 40 is the agent profile; use 6 for an ordinary chat. Follows the compaction-between-turns design.',
   specs: twoLineSpecs,
