@@ -17,6 +17,7 @@ import { createOpenAiSummarizer } from '../../electron/summarize/openai.js';
 import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import { DEFAULT_PROMPT_TEMPLATES, OPENAI_PROMPT_VERSION, PROMPT_TEMPLATE_IDS, SUMMARY_SECTIONS, openAiPromptVersion, type PromptTemplateId } from '../../shared/summarize/prompts.js';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { diffStats, lineDiff } from '../../shared/summarize/line-diff.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from '../helpers/fake-openai-server.js';
 import { tempDb, type TempDb } from '../helpers/temp-db.js';
@@ -189,5 +190,21 @@ describe('an edited template', () => {
     const lines = exportFor(db, run.variantId, 'jsonl').content.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ variant: { id: run.variantId, strategy: 'dag', params: expect.any(Object), summarizer: dag.summarizer } });
     expect(lines.slice(1).every((l: { role?: string }) => typeof l.role === 'string')).toBe(true);
+  });
+});
+
+describe('the editor’s line diff', () => {
+  it('marks an added line, a removed line and keeps the rest in order', () => {
+    const base = DEFAULT_PROMPT_TEMPLATES.leaf;
+    const lines = base.split('\n');
+    const edited = [...lines.slice(0, 2), 'Name every test file.', ...lines.slice(3)].join('\n');
+    const diff = lineDiff(base, edited);
+    expect(diffStats(diff)).toEqual({ added: 1, removed: 1 });
+    expect(diff.filter((d) => d.op !== ' ')).toEqual([
+      { op: '-', text: lines[2] },
+      { op: '+', text: 'Name every test file.' },
+    ]);
+    expect(diff.filter((d) => d.op !== '+').map((d) => d.text)).toEqual(lines);
+    expect(diffStats(lineDiff(base, base))).toEqual({ added: 0, removed: 0 });
   });
 });
