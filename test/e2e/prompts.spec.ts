@@ -53,7 +53,7 @@ test('prompts: the dag templates, an edited leaf prompt with its diff, a new pro
   const edited = openAiPromptVersion({ leaf: `${DEFAULT_PROMPT_TEMPLATES.leaf}\n${ADDED}` });
   await expect(page.getByTestId('prompt-version-next')).toHaveText(edited);
   await page.getByTestId('prompt-diff').evaluate((el) => (el.scrollTop = el.scrollHeight));
-  await snap(page, '30-prompt-editor');
+  await snap(page, '50-prompt-editor');
 
   // Reset brings the default back (unchanged), then the edit again, and Save.
   await page.getByTestId('prompt-reset').click();
@@ -63,7 +63,7 @@ test('prompts: the dag templates, an edited leaf prompt with its diff, a new pro
   await expect(editor).toBeHidden();
   await expect(page.getByTestId('prompt-row-leaf')).toContainText('edited');
   await expect(page.getByTestId('prompts-version')).toHaveText(`prompt version ${edited}`);
-  await snap(page, '31-prompts-section');
+  await snap(page, '51-prompts-section');
 
   // Compact: the variant carries the new version and the fake server got the edited leaf prompt.
   await page.getByTestId('compact-button').click();
