@@ -20,7 +20,10 @@ import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { diffStats, lineDiff } from '../../shared/summarize/line-diff.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from '../helpers/fake-openai-server.js';
-import { tempDb, type TempDb } from '../helpers/temp-db.js';
+import { tempDb, tempDir, type TempDb } from '../helpers/temp-db.js';
+import { memorySecretStore } from '../../electron/services/secrets.js';
+import { createStudioService } from '../../electron/services/studio-service.js';
+import type { Envelope, Settings, VariantInfo } from '../../shared/contract.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const PARAMS = { tokenBudget: 40000, leafChunkTokens: 8000 };
@@ -206,5 +209,34 @@ describe('the editor’s line diff', () => {
     ]);
     expect(diff.filter((d) => d.op !== '+').map((d) => d.text)).toEqual(lines);
     expect(diffStats(lineDiff(base, base))).toEqual({ added: 0, removed: 0 });
+  });
+});
+
+describe('edited templates through the service', () => {
+  it('setSettings keeps them, refuses an unknown template id, and resolveVariant gives the edited variant its version and text', async () => {
+    const dir = tempDir('cs-prompts-svc-');
+    const service = await createStudioService({ dbPath: dir.dbPath, resourcesDir: path.join(dir.dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
+    try {
+      const ok = <T,>(e: Envelope<unknown>): T => {
+        if (!e.ok) throw new Error(`${e.error.code}: ${e.error.message}`);
+        return e.value as T;
+      };
+      const id = ok<{ sessions: Array<{ id: number }> }>(await service.dispatch('importText', { fileName: 'chat.jsonl', text: [JSON.stringify({ role: 'user', content: 'hi' }), JSON.stringify({ role: 'assistant', content: 'hello' })].join('\n') })).sessions[0].id;
+      const bad = await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: server.baseURL, prompts: { lead: 'typo' } } });
+      expect(bad.ok).toBe(false);
+      if (!bad.ok) expect(bad.error.code).toBe('invalid_input');
+      const edited = `${DEFAULT_PROMPT_TEMPLATES.rolling}\nKeep the user's exact words.`;
+      const saved = ok<Settings>(await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: server.baseURL, model: 'fake-model', prompts: { rolling: edited } } }));
+      expect(saved.summarizer.prompts).toEqual({ rolling: edited });
+      const rolling = ok<VariantInfo>(await service.dispatch('resolveVariant', { sessionId: id, strategy: 'rolling', params: {} }));
+      expect(rolling.summarizer).toMatchObject({ promptVersion: openAiPromptVersion({ rolling: edited }), prompts: { rolling: edited } });
+      // dag does not use the rolling template: its variant keeps the default version and no overrides
+      const dag = ok<VariantInfo>(await service.dispatch('resolveVariant', { sessionId: id, strategy: 'dag', params: {} }));
+      expect(dag.summarizer.promptVersion).toBe(OPENAI_PROMPT_VERSION);
+      expect(dag.summarizer.prompts).toBeUndefined();
+    } finally {
+      await service.close();
+      dir.cleanup();
+    }
   });
 });
