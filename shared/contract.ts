@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
+import { isPromptTemplateId, PROMPT_TEMPLATE_IDS } from './summarize/prompts.js';
 import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
 import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
@@ -24,11 +25,21 @@ export const ExportFormatSchema = z.enum(['openai', 'anthropic', 'jsonl', 'markd
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 export const TokenizerSchema = z.enum(['o200k_base', 'cl100k_base']);
 
-/** Summarizer choice as the window sends it. The API key never travels back. */
+/** Edited prompt templates by id (shared/summarize/prompts.ts); a missing id uses the default. */
+export const PromptOverridesSchema = z
+  .record(z.string(), z.string().max(50_000))
+  .refine((o) => Object.keys(o).every(isPromptTemplateId), { message: `prompt template ids are ${PROMPT_TEMPLATE_IDS.join(', ')}` });
+
+/**
+ * Summarizer choice as the window sends it. The API key never travels back. `prompts`: the
+ * user's edited templates, used by the openai kind (each strategy's variant takes the
+ * overrides of the templates it uses; they are part of its prompt version).
+ */
 export const SummarizerConfigSchema = z.object({
   kind: z.enum(['extractive', 'openai']),
   baseURL: z.string().url().optional(),
   model: z.string().min(1).optional(),
+  prompts: PromptOverridesSchema.optional(),
 });
 export type SummarizerConfig = z.infer<typeof SummarizerConfigSchema>;
 

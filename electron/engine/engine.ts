@@ -27,7 +27,9 @@ import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.j
 import { buildReplay } from '../../shared/replay/index.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
-import { createSummarizer, identityOfSummarizer, isSummarizer, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import { configForStrategy, createSummarizer, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import type { OpenAiSummarizer } from '../summarize/openai.js';
+import type { PromptOverrides } from '../../shared/summarize/prompts.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
 import { redactSecrets } from '../../shared/redact.js';
 
@@ -109,7 +111,8 @@ export function prepare(strategy: StrategyName, raw: Record<string, unknown> | u
 export function resolveVariantFor(db: DB, o: { sessionId: number; strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig }): VariantInfo {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
   const { params } = prepare(o.strategy, o.params);
-  return getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: summarizerIdentity(o.summarizer), promptVersion: promptVersionOf(o.summarizer) });
+  const config = configForStrategy(o.summarizer, o.strategy);
+  return getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params, summarizer: summarizerIdentity(config), promptVersion: promptVersionOf(config), promptOverrides: promptOverridesOf(config) });
 }
 
 /**
@@ -125,7 +128,8 @@ export function findVariantFor(db: DB, o: { sessionId: number; strategy: Strateg
 
 /** Finds an existing variant for this key without creating one. */
 function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: Record<string, number>, summarizer?: SummarizerConfig): VariantInfo | null {
-  const hash = variantKeyHash({ strategy, params, summarizer: summarizerIdentity(summarizer), promptVersion: promptVersionOf(summarizer) });
+  const config = configForStrategy(summarizer, strategy);
+  const hash = variantKeyHash({ strategy, params, summarizer: summarizerIdentity(config), promptVersion: promptVersionOf(config) });
   return findVariantByKey(db, sessionId, hash);
 }
 
@@ -224,14 +228,16 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
 
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 /**
- * The summarizer a run uses (built from a config with the user's prices, or given) and the
- * identity its variant is keyed by. A summarizer that cannot be built (no API key for
- * api.openai.com) is a setup error: no run is recorded.
+ * The summarizer a run uses (built from a config with the user's prices and the strategy's
+ * prompt overrides, or given) and the identity its variant is keyed by, with the overrides
+ * stored beside it. A summarizer that cannot be built (no API key for api.openai.com) is a
+ * setup error: no run is recorded.
  */
-export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined): { summarizer: Summarizer; identity: SummarizerConfig } {
-  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup) };
+export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined, strategy: StrategyName): { summarizer: Summarizer; identity: SummarizerConfig; promptOverrides: PromptOverrides } {
+  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup), promptOverrides: (setup as Partial<OpenAiSummarizer>).prompts ?? {} };
   try {
-    return { summarizer: createSummarizer({ ...setup, kind: setup?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(setup) };
+    const config = configForStrategy(setup, strategy);
+    return { summarizer: createSummarizer({ ...config, kind: config?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(config), promptOverrides: promptOverridesOf(config) };
   } catch (e) {
     throw new EngineError('bad_params', errorMessage(e));
   }
@@ -307,8 +313,8 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
   const prepared = prepare(o.strategy, o.params);
-  const { summarizer, identity } = summarizerFor(db, o.summarizer);
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
+  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   const force = o.force ?? false;
   // One pass per session across processes (the app and a CLI on one database): refused with 'busy'.
   const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force }));

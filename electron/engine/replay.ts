@@ -78,8 +78,8 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
-  const { summarizer, identity } = summarizerFor(db, o.summarizer);
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion });
+  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
   // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
   recordOwner(db, runId);

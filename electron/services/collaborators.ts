@@ -56,6 +56,6 @@ export function exportFor(db: DB, variantId: number, format: ExportFormat): Expo
     session: { id: session.id, title: session.title, format: session.format, sourceFile: session.sourceFile, tokenizer: session.tokenizer },
     replay: replayFor(db, variantId),
     summaries: listSummaries(db, variantId),
-    variant: { id: variant.id, strategy: variant.strategy, params: variant.params },
+    variant: { id: variant.id, strategy: variant.strategy, params: variant.params, summarizer: variant.summarizer },
   });
 }

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import type { DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
 import { stableJson } from '../../shared/model/turn.js';
+import { normalizeOverrides, type PromptOverrides } from '../../shared/summarize/prompts.js';
 import type { ExistingSummary, StrategyName, SummaryKind, SummaryTier, VariantState } from '../../shared/strategies/types.js';
 import type { RunInfo, RunStatus, SummaryInfo, SummarizerConfig, VariantInfo, VariantListing } from '../../shared/contract.js';
 
@@ -19,9 +20,14 @@ export interface VariantKey {
   /** Summarizer identity (kind, model, baseURL) — never the API key. */
   summarizer: SummarizerConfig;
   promptVersion: string;
+  /**
+   * Edited prompt templates (normalized, shared/summarize/prompts.ts): stored with the
+   * variant, not hashed again — their hash is in `promptVersion`.
+   */
+  promptOverrides?: PromptOverrides;
 }
 
-export function variantKeyHash(k: Omit<VariantKey, 'sessionId'>): string {
+export function variantKeyHash(k: Omit<VariantKey, 'sessionId' | 'promptOverrides'>): string {
   return crypto.createHash('sha256').update(stableJson({ s: k.strategy, p: k.params, m: k.summarizer, v: k.promptVersion })).digest('hex');
 }
 
@@ -32,6 +38,7 @@ interface VariantRow {
   params: string;
   summarizer: string;
   prompt_version: string;
+  prompt_overrides: string;
   variant_key: string;
   state: string;
   created_at: string;
@@ -46,13 +53,19 @@ function variantFromRow(r: VariantRow): VariantInfo {
     sessionId: r.session_id,
     strategy: r.strategy,
     params: JSON.parse(r.params) as VariantInfo['params'],
-    summarizer: { ...(JSON.parse(r.summarizer) as SummarizerConfig), promptVersion: r.prompt_version },
+    summarizer: { ...(JSON.parse(r.summarizer) as SummarizerConfig), ...promptsOf(r), promptVersion: r.prompt_version },
     state: JSON.parse(r.state) as VariantState,
     createdAt: r.created_at,
     name: r.name,
     summaries: r.summaries ?? 0,
     runs: r.runs ?? 0,
   };
+}
+
+/** The stored overrides as `{ prompts }`, or nothing for the default templates. */
+function promptsOf(r: VariantRow): { prompts?: PromptOverrides } {
+  const prompts = normalizeOverrides(JSON.parse(r.prompt_overrides) as Record<string, string>);
+  return Object.keys(prompts).length > 0 ? { prompts } : {};
 }
 
 const SELECT_VARIANT = `SELECT v.*, (SELECT COUNT(*) FROM summaries s WHERE s.variant_id = v.id) AS summaries, (SELECT COUNT(*) FROM runs r WHERE r.variant_id = v.id) AS runs FROM variants v`;
@@ -68,12 +81,13 @@ export function getOrCreateVariant(db: DB, key: VariantKey): VariantInfo {
   const hash = variantKeyHash(key);
   const existing = db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? AND v.variant_key = ?`).get(key.sessionId, hash) as VariantRow | undefined;
   if (existing) return variantFromRow(existing);
-  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?)').run(
+  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, prompt_overrides, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?,?)').run(
     key.sessionId,
     key.strategy,
     stableJson(key.params),
     stableJson(key.summarizer),
     key.promptVersion,
+    stableJson(normalizeOverrides(key.promptOverrides)),
     hash,
     '{}',
     now(),

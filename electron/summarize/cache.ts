@@ -1,7 +1,8 @@
 /**
  * The summary cache (table summary_cache, migration 002). Key = sha256 of the canonical
  * span content WITHOUT ids or timestamps, the summarizer's model identity, the prompt
- * version, the max tokens and the tier. Re-running an unchanged variant, a two-line
+ * version (for the openai kind it hashes the template texts in effect, so an edited
+ * template never hits a summary the default made), the max tokens and the tier. Re-running an unchanged variant, a two-line
  * retry after an abandoned commit, or a new variant that cuts the same span therefore
  * makes no summarizer call.
  *
@@ -30,7 +31,9 @@ export interface CacheKeyInput {
  */
 export function spanDigest(request: CacheKeyInput['request']): string {
   const hash = crypto.createHash('sha256');
-  hash.update(stableJson({ purpose: request.purpose, prior: request.priorSummary ?? null }));
+  // The depth a condensation makes picks its prompt (depth 1 vs ≥ 2); absent for other purposes,
+  // so their keys are what they were. Child labels (positions, times) stay out, like turn ids.
+  hash.update(stableJson({ purpose: request.purpose, prior: request.priorSummary ?? null, ...(request.depth !== undefined ? { depth: request.depth } : {}) }));
   for (const i of request.items) hash.update(`\n${JSON.stringify([i.kind, i.role, i.text])}`);
   return hash.digest('hex');
 }

@@ -8,7 +8,10 @@ import type { UserPrices } from '../../shared/cost/prices.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummarizerConfig } from '../../shared/contract.js';
 import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
-import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, OPENAI_PROMPT_VERSION, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
+import { normalizeOverrides, openAiPromptVersion, overridesForTemplates, type PromptOverrides } from '../../shared/summarize/prompts.js';
+import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
+import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
 
 /** A summarizer choice plus the secrets and knobs that never enter the variant key. */
 export interface SummarizerSetup extends SummarizerConfig {
@@ -20,7 +23,24 @@ export interface SummarizerSetup extends SummarizerConfig {
   userPrices?: UserPrices;
 }
 
-/** The identity stored in the variant key: extractive has no model or URL; openai gets its defaults filled. */
+/**
+ * The config a strategy's variant uses: the openai kind keeps only the overrides of the
+ * templates the strategy uses (its definition's `prompts`), so editing one strategy's prompt
+ * does not move another's variant; the extractive kind uses no prompt and keeps none.
+ */
+export function configForStrategy<C extends SummarizerConfig>(config: C | undefined, strategy: StrategyName): C | undefined {
+  if (!config) return config;
+  const { prompts: all, ...rest } = config;
+  const prompts = rest.kind === 'openai' ? overridesForTemplates(all, STRATEGY_DEFINITIONS[strategy].prompts ?? []) : {};
+  return (Object.keys(prompts).length > 0 ? { ...rest, prompts } : rest) as C;
+}
+
+/** The overrides a config carries, normalized (empty for extractive). */
+export function promptOverridesOf(config: SummarizerConfig | undefined): PromptOverrides {
+  return (config?.kind ?? 'extractive') === 'openai' ? normalizeOverrides(config?.prompts) : {};
+}
+
+/** The identity stored in the variant key: extractive has no model or URL; openai gets its defaults filled. Never the prompts (their hash is the prompt version). */
 export function summarizerIdentity(config: SummarizerConfig | undefined): SummarizerConfig {
   const kind = config?.kind ?? 'extractive';
   switch (kind) {
@@ -44,7 +64,7 @@ export function identityOfSummarizer(s: Summarizer, setup?: SummarizerConfig): S
 }
 
 export function promptVersionOf(config: SummarizerConfig | undefined): string {
-  return (config?.kind ?? 'extractive') === 'openai' ? OPENAI_PROMPT_VERSION : EXTRACTIVE_PROMPT_VERSION;
+  return (config?.kind ?? 'extractive') === 'openai' ? openAiPromptVersion(promptOverridesOf(config)) : EXTRACTIVE_PROMPT_VERSION;
 }
 
 export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS.ProcessEnv = process.env): Summarizer {
@@ -60,6 +80,7 @@ export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS
         timeoutMs: setup?.timeoutMs,
         maxRetries: setup?.maxRetries,
         userPrices: setup?.userPrices,
+        prompts: promptOverridesOf(setup),
       };
       return createOpenAiSummarizer(opts);
     }

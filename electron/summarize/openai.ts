@@ -8,7 +8,7 @@
 import { costUsd, type UserPrices } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
-import { buildPrompt, OPENAI_PROMPT_VERSION } from './prompts.js';
+import { buildPrompt, effectiveTemplates, normalizeOverrides, OPENAI_PROMPT_VERSION, openAiPromptVersion, type PromptOverrides } from '../../shared/summarize/prompts.js';
 import { AbortError } from './tiers.js';
 
 export { OPENAI_PROMPT_VERSION };
@@ -38,10 +38,14 @@ export interface OpenAiSummarizerOptions {
   maxRetries?: number;
   /** Prices the user set (settings): they override the table and price unlisted models. */
   userPrices?: UserPrices;
+  /** Edited prompt templates (shared/summarize/prompts.ts); they change the prompt version. */
+  prompts?: PromptOverrides;
 }
 
 export interface OpenAiSummarizer extends Summarizer {
   baseURL: string;
+  /** The overrides in effect (normalized: defaults dropped). */
+  prompts: PromptOverrides;
 }
 
 function isOfficialApi(baseURL: string): boolean {
@@ -97,14 +101,17 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
     timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
   });
+  const prompts = normalizeOverrides(o.prompts);
+  const templates = effectiveTemplates(prompts);
   return {
     kind: 'openai',
     model: o.model,
     baseURL: o.baseURL,
-    promptVersion: OPENAI_PROMPT_VERSION,
+    prompts,
+    promptVersion: openAiPromptVersion(prompts),
     requests,
     async summarize(req: SummarizeRequest, signal?: AbortSignal): Promise<SummarizeResult> {
-      const prompt = buildPrompt(req);
+      const prompt = buildPrompt(req, templates);
       const completion: unknown = await abortable(
         client.chat.completions.create(
           {

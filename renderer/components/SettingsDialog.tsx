@@ -91,7 +91,9 @@ export function SettingsDialog() {
     setError(null);
     try {
       const prices = parsePrices(pricesText);
-      const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined } : { kind: 'extractive' as const };
+      // Edited prompt templates (the strategy panel's Prompts section) are kept whichever kind is chosen.
+      const prompts = draft.summarizer.prompts ? { prompts: draft.summarizer.prompts } : {};
+      const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined, ...prompts } : { kind: 'extractive' as const, ...prompts };
       const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, prices, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
       client.setQueryData(keys.settings, next);
       // The summarizer is part of a variant's identity.
@@ -124,7 +126,7 @@ export function SettingsDialog() {
             <fieldset>
               <legend>Summarizer</legend>
               <label className="radio">
-                <input type="radio" name="summarizer" checked={s.summarizer.kind === 'extractive'} onChange={() => setDraft({ ...s, summarizer: { kind: 'extractive' } })} />
+                <input type="radio" name="summarizer" checked={s.summarizer.kind === 'extractive'} onChange={() => setDraft({ ...s, summarizer: { ...s.summarizer, kind: 'extractive' } })} />
                 <span>
                   <b>Extractive</b> <span className="muted">— offline and deterministic: keeps requests, decisions, paths, commands, identifiers</span>
                 </span>

@@ -9,6 +9,7 @@ import { formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions } from '../state/store.js';
 import { ParamSlider } from './ParamSlider.js';
+import { PromptsSection } from './PromptsSection.js';
 import { TokenGauge } from './TokenGauge.js';
 
 export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench }) {
@@ -40,6 +41,7 @@ export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench
           <ParamSlider key={`${strategy}.${spec.name}`} spec={spec} value={wb.params[spec.name]} onChange={onParam} />
         ))}
       </div>
+      <PromptsSection strategy={strategy} />
       {wb.planError ? (
         <div className="plan-error" role="alert">
           <b>Cannot plan:</b> {wb.planError}

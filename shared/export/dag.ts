@@ -1,20 +1,22 @@
 /**
  * `dag`: the variant's summary graph as nodes and edges JSON. Nodes are every summary
- * (kind, depth, tier, model, tokens, compacted, cache hit, the positions it spans, and
+ * (kind, depth, tier, model, prompt version, tokens, compacted, cache hit, the positions it spans, and
  * whether the model sees it in the replay) and every turn a summary covers directly.
  * Edges go from a summary to each child summary it condensed or superseded (`child`) and
  * to each turn it covers directly (`covers`). A turn's position is given when the
  * replay shows it or when its summary covers a contiguous run; else null.
  */
 import type { SummaryInfo } from '../contract.js';
-import { exportFileName, type ExportFile, type ExportInput } from './types.js';
+import { exportedSummarizer, exportFileName, type ExportFile, type ExportInput } from './types.js';
 
 export interface DagExport {
   variantId: number;
   session: { id: number; title: string };
   strategy: string | null;
+  /** The variant's summarizer with its prompt version and edited templates ({} = defaults); null when not given. */
+  summarizer: ReturnType<typeof exportedSummarizer>;
   nodes: Array<
-    | { id: string; type: 'summary'; summaryId: number; kind: SummaryInfo['kind']; depth: number; tier: SummaryInfo['tier']; model: string; tokens: number; compacted: boolean; cacheHit: boolean; firstPosition: number; lastPosition: number; inContext: boolean; text: string }
+    | { id: string; type: 'summary'; summaryId: number; kind: SummaryInfo['kind']; depth: number; tier: SummaryInfo['tier']; model: string; promptVersion: string; tokens: number; compacted: boolean; cacheHit: boolean; firstPosition: number; lastPosition: number; inContext: boolean; text: string }
     | { id: string; type: 'turn'; turnId: number; position: number | null; inContext: boolean }
   >;
   edges: Array<{ source: string; target: string; kind: 'child' | 'covers' }>;
@@ -38,7 +40,7 @@ export function toDag(input: ExportInput): DagExport {
   const edges: DagExport['edges'] = [];
   const turnNodes = new Set<number>();
   for (const s of summaries) {
-    nodes.push({ id: `s${s.id}`, type: 'summary', summaryId: s.id, kind: s.kind, depth: s.depth, tier: s.tier, model: s.model, tokens: s.tokenCount, compacted: s.compacted, cacheHit: s.cacheHit, firstPosition: s.firstPosition, lastPosition: s.lastPosition, inContext: inContextSummaries.has(s.id), text: s.text });
+    nodes.push({ id: `s${s.id}`, type: 'summary', summaryId: s.id, kind: s.kind, depth: s.depth, tier: s.tier, model: s.model, promptVersion: s.promptVersion, tokens: s.tokenCount, compacted: s.compacted, cacheHit: s.cacheHit, firstPosition: s.firstPosition, lastPosition: s.lastPosition, inContext: inContextSummaries.has(s.id), text: s.text });
     for (const c of s.childIds) edges.push({ source: `s${s.id}`, target: `s${c}`, kind: 'child' });
     for (const t of s.turnIds) {
       edges.push({ source: `s${s.id}`, target: `t${t}`, kind: 'covers' });
@@ -47,7 +49,7 @@ export function toDag(input: ExportInput): DagExport {
   }
   const turnList = [...turnNodes].sort((a, b) => (turnPositions.get(a) ?? Infinity) - (turnPositions.get(b) ?? Infinity) || a - b);
   for (const t of turnList) nodes.push({ id: `t${t}`, type: 'turn', turnId: t, position: turnPositions.get(t) ?? null, inContext: visibleTurns.has(t) });
-  return { variantId: input.replay.variantId, session: { id: input.session.id, title: input.session.title }, strategy: input.variant?.strategy ?? null, nodes, edges };
+  return { variantId: input.replay.variantId, session: { id: input.session.id, title: input.session.title }, strategy: input.variant?.strategy ?? null, summarizer: exportedSummarizer(input), nodes, edges };
 }
 
 export function exportDag(input: ExportInput): ExportFile {

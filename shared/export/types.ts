@@ -11,8 +11,18 @@ export interface ExportInput {
   replay: Replay;
   /** The variant's summaries, compacted ones included. */
   summaries: readonly SummaryInfo[];
-  /** Names the strategy in file names and headers when given. */
-  variant?: Pick<VariantInfo, 'id' | 'strategy' | 'params'>;
+  /**
+   * Names the strategy in file names and headers when given. With its `summarizer` (kind,
+   * model, prompt version, edited prompt templates) the dag and jsonl exports carry how the
+   * summaries were asked for.
+   */
+  variant?: Pick<VariantInfo, 'id' | 'strategy' | 'params'> & Partial<Pick<VariantInfo, 'summarizer'>>;
+}
+
+/** The variant's summarizer as the exports write it: kind, model, URL, prompt version and the edited templates ({} = the defaults). */
+export function exportedSummarizer(input: ExportInput): (VariantInfo['summarizer'] & { prompts: Record<string, string> }) | null {
+  const s = input.variant?.summarizer;
+  return s ? { ...s, prompts: s.prompts ?? {} } : null;
 }
 
 export interface ExportFile {

@@ -7,7 +7,8 @@
  *    its prior (the first chunk: the most recent depth-0 summary of earlier passes), the
  *    lossless-claw continuity rule, within and across passes.
  * 3. Condensations in plan order (depth by depth): children are existing summaries or
- *    leaves/parents made in step 2-3, in chronological order.
+ *    leaves/parents made in step 2-3, in chronological order, each with its depth, turn
+ *    positions and time range; the request carries the depth it makes (its prompt).
  * 4. Commit: ONE transaction inserts every summary with its edges, marks the children
  *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
  *    variant exactly as it was. Turns are never touched.
@@ -60,11 +61,17 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
   }
 
   // Condensations depend on the previous level: one at a time, in plan order.
+  // Each child is labelled with its depth, turns and time range (the depth ≥ 2 prompt shows them).
   const existing = new Map(ctx.store.summaries().map((s) => [`s${s.id}`, s]));
+  const timeAt = (position: number) => ctx.readTurns(position, position + 1)[0]?.timestamp ?? null;
   for (const c of plan.condense) {
     ctx.checkCancelled();
-    const items = c.childIds.map((ref) => summaryToItem(ref.startsWith('s') ? ctx.store.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text));
-    const summary = await ctx.summarize({ purpose: 'condensed', items, targetTokens: c.targetTokens });
+    const items = c.childIds.map((ref) => {
+      const child = existing.get(ref) ?? made.get(ref)!;
+      const text = ref.startsWith('s') ? ctx.store.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text;
+      return summaryToItem(text, { depth: child.depth, firstPosition: child.firstPosition, lastPosition: child.lastPosition, firstAt: timeAt(child.firstPosition), lastAt: timeAt(child.lastPosition) });
+    });
+    const summary = await ctx.summarize({ purpose: 'condensed', depth: c.depth, items, targetTokens: c.targetTokens });
     let first = Infinity;
     let last = -Infinity;
     for (const ref of c.childIds) {

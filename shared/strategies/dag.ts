@@ -252,6 +252,7 @@ function projectedTokens(target: number, sourceTokens: number): number {
 export const dagStrategy: StrategyRules<DagParams> = {
   name: 'dag',
   label: 'Summary DAG (lossless-claw)',
+  prompts: ['leaf', 'condensed-1', 'condensed-2plus'],
   description:
     'Leaf summaries of ~leafChunkTokens chunks outside a protected fresh tail, condensed depth by depth once condensedMinFanout summaries accumulate; compacts when the visible context exceeds contextThreshold × tokenBudget. Follows lossless-claw (Lossless Context Management).',
   specs: dagSpecs,

@@ -164,6 +164,7 @@ export function planRolling(input: PlanInput<RollingParams>): Plan<RollingParams
 export const rollingStrategy: StrategyRules<RollingLiveParams> = {
   name: 'rolling',
   label: 'Rolling summary',
+  prompts: ['rolling'],
   description:
     'One running summary and a pointer: each call folds compactionCount% of (summary + uncompacted characters) worth of the oldest uncompacted turns into a new summary. Follows the rolling-summary design.',
   specs: rollingSpecs,

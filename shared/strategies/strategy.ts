@@ -2,6 +2,7 @@ import type { ParamSpec } from './params.js';
 import type { Plan, PlanInput, StrategyName, VariantState } from './types.js';
 import type { ReplayCandidate } from '../replay/normalize.js';
 import type { ViewInput } from '../replay/candidates.js';
+import type { PromptTemplateId } from '../summarize/prompts.js';
 
 /**
  * What the live replay (shared/replay/live.ts) measures before each model call, cheaply:
@@ -26,6 +27,12 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
   /** One paragraph: what it does and which published design it follows. */
   description: string;
   specs: readonly ParamSpec[];
+  /**
+   * The model prompt templates its pass asks for (shared/summarize/prompts.ts), in the order
+   * the window lists them; absent for model-free strategies. Only these templates' overrides
+   * enter the variant's prompt version.
+   */
+  prompts?: readonly PromptTemplateId[];
   /** Pure and deterministic; params already resolved against specs. */
   plan(input: PlanInput<P>): Plan<P>;
   /** The messages the model sees for the variant's summaries and state (before normalization). */

@@ -7,12 +7,25 @@ export interface SummarizeItem {
   kind: 'turn' | 'summary';
   role: 'system' | 'user' | 'assistant' | 'tool' | 'summary';
   text: string;
+  /**
+   * A summary child's place (condensation input), shown as its label in the depth ≥ 2
+   * prompt (shared/summarize/prompts.ts): its depth, the turn positions it covers and the
+   * timestamps of its first and last turns. Not part of the cache key (electron/summarize/cache.ts):
+   * the same content under other positions is the same summary.
+   */
+  depth?: number;
+  firstPosition?: number;
+  lastPosition?: number;
+  firstAt?: string | null;
+  lastAt?: string | null;
 }
 
 export interface SummarizeRequest {
   /** Which prompt to use: leaf and condensed prompts differ. */
   purpose: 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'chunk' | 'digest';
   items: SummarizeItem[];
+  /** Condensed requests: the depth of the summary to make (1 = merging leaves); picks the depth's prompt. */
+  depth?: number;
   /** Earlier summary for continuity (dag leaf prior, rolling summary). */
   priorSummary?: string | null;
   targetTokens: number;

@@ -264,6 +264,7 @@ export function planTwoLine(input: PlanInput<TwoLineParams>): Plan<TwoLineParams
 export const twoLineStrategy: StrategyRules<TwoLineParams> = {
   name: 'two-line',
   label: 'Two-line',
+  prompts: ['chunk', 'digest'],
   description:
     'Two pressure lines on the context window: past warningPct a background pass summarizes the turns beyond the last keepLast in chunks of about chunkChars; past emergencyPct a model-free digest replaces them at once and is upgraded in the background. One summary row per pass (the digest is superseded by the model summary, which continues the previous one). Profile 0 (agent) keeps 40 turns and digests at the emergency line; profile 1 (ordinary chat) keeps 6 and writes the model summary at once. Follows the compaction-between-turns design.',
   specs: twoLineSpecs,

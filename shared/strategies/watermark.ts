@@ -195,6 +195,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
 export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   name: 'watermark',
   label: 'Watermark',
+  prompts: ['watermark'],
   description:
     'A forward-only watermark: when the tokens between the system prefix and the last preserveRecentTurns turns pass the soft threshold (budget permitting) or the hard cap (always), everything up to the watermark becomes one <COMPACTION_SUMMARY> user turn. Tool cycles are never split; a failing summarizer at the hard cap falls back to truncation. Follows the session compaction spec.',
   specs: watermarkSpecs,

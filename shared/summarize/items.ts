@@ -53,9 +53,12 @@ export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): S
   return turns.map(turnToItem);
 }
 
+/** Where a child summary sits: its depth, turn positions and first/last turn timestamps (the depth ≥ 2 prompt labels children with them). */
+export type SummaryItemPlace = Pick<SummarizeItem, 'depth' | 'firstPosition' | 'lastPosition' | 'firstAt' | 'lastAt'>;
+
 /** A child summary (condensation, rolling/two-line upgrade input) as one item. */
-export function summaryToItem(text: string): SummarizeItem {
-  return { kind: 'summary', role: 'summary', text };
+export function summaryToItem(text: string, place?: SummaryItemPlace): SummarizeItem {
+  return { kind: 'summary', role: 'summary', text, ...place };
 }
 
 /**

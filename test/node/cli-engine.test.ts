@@ -11,6 +11,7 @@ import { ProgressBar } from '../../electron/cli/commands/engine-args.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { fakeSummaryOf, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { tempDir, type TempDir } from '../helpers/temp-db.js';
+import { OPENAI_PROMPT_VERSION } from '../../shared/summarize/prompts.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 const SET = ['--set', 'tokenBudget=40000', '--set', 'leafChunkTokens=8000'];
@@ -241,7 +242,7 @@ describe('compact --summarizer openai', () => {
     expect(r.stderr.endsWith('\n')).toBe(true);
 
     const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
-    expect(variants.variants[0].summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: 'openai-1' });
+    expect(variants.variants[0].summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: OPENAI_PROMPT_VERSION });
     expect(fakeSummaryOf(server.requests[0].body).startsWith('Summary ')).toBe(true);
   });
 });

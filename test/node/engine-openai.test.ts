@@ -12,6 +12,7 @@ import { runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
 import { listTurns } from '../../electron/store/turns.js';
 import { turnsToItems, itemsToSourceText } from '../../shared/summarize/items.js';
+import { OPENAI_PROMPT_VERSION } from '../../shared/summarize/prompts.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { tempDb, type TempDb } from '../helpers/temp-db.js';
@@ -50,7 +51,7 @@ describe('engine with the openai summarizer', () => {
     expect(server.requests).toHaveLength(19);
     // dag's continuity (lossless-claw): each leaf's prior is the previous leaf's summary, so leaves go one at a time.
     expect(server.maxInFlight()).toBe(1);
-    const leaves = server.requests.filter((r) => !r.body!.messages[0].content.includes('merge several consecutive summaries'));
+    const leaves = server.requests.filter((r) => !r.body!.messages[0].content.includes('You merge several consecutive'));
     expect(leaves).toHaveLength(18);
     expect(leaves[0].body!.messages[1].content).not.toContain('<previous_summary>');
     for (let i = 1; i < leaves.length; i++) expect(leaves[i].body!.messages[1].content).toContain(`<previous_summary>\n${fakeSummaryOf(leaves[i - 1].body)}\n</previous_summary>`);
@@ -59,15 +60,15 @@ describe('engine with the openai summarizer', () => {
     expect(result.stats.tokensIn).toBe(usageIn);
 
     const [variant] = listVariants(db, sessionId);
-    expect(variant.summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: 'openai-1' });
+    expect(variant.summarizer).toEqual({ kind: 'openai', baseURL: server.baseURL, model: 'fake-model', promptVersion: OPENAI_PROMPT_VERSION });
     const summaries = listSummaries(db, result.variantId);
     const answers = new Set(server.requests.map((r) => fakeSummaryOf(r.body)));
     for (const s of summaries) {
       expect(answers.has(s.text)).toBe(true);
-      expect(s).toMatchObject({ tier: 'normal', model: 'fake-model', promptVersion: 'openai-1' });
+      expect(s).toMatchObject({ tier: 'normal', model: 'fake-model', promptVersion: OPENAI_PROMPT_VERSION });
     }
     // the leaf prompts carry the turns, the condensation prompt the 18 leaf summaries
-    const condense = server.requests.filter((r) => r.body!.messages[0].content.includes('merge several consecutive summaries'));
+    const condense = server.requests.filter((r) => r.body!.messages[0].content.includes('You merge several consecutive'));
     expect(condense).toHaveLength(1);
     expect(condense[0].body!.messages[1].content.split('summary: ').length - 1).toBe(18);
   });

@@ -65,7 +65,7 @@ describe('openai summarizer on the wire', () => {
     expect(r.body!.max_tokens).toBe(314); // ceil(200 * 1.25) + 64
     expect(r.body!.messages[0].role).toBe('system');
     expect(r.body!.messages[0].content).toContain('compress a segment');
-    expect(r.body!.messages[0].content).toContain('open tasks');
+    expect(r.body!.messages[0].content).toContain('State now (done, in progress, open)');
     expect(r.body!.messages[0].content).toContain('character for character');
     expect(transcriptOf(r.body)).toBe(itemsToSourceText(items));
     expect(s).toMatchObject({ tier: 'normal', model: 'fake-model', cacheHit: false, calls: 1, text: fakeSummaryOf(r.body) });
@@ -81,9 +81,9 @@ describe('openai summarizer on the wire', () => {
     await summarizer.summarize({ purpose: 'condensed', items, targetTokens: 100, tier: 'normal' });
     await summarizer.summarize({ purpose: 'leaf', items: span('leaf', 4), targetTokens: 100, tier: 'normal' });
     const [condensed, leaf] = server.requests.map((r) => r.body!.messages[0].content);
-    expect(condensed).toContain('merge several consecutive summaries');
-    expect(leaf).not.toContain('merge several consecutive summaries');
-    expect(server.requests[0].body!.messages[1].content).toContain('Summaries to merge, oldest first');
+    expect(condensed).toContain('You merge several consecutive leaf summaries');
+    expect(leaf).not.toContain('You merge several consecutive');
+    expect(server.requests[0].body!.messages[1].content).toContain('Summaries to merge into one depth-1 summary, oldest first');
   });
 
   it('retries a 429 after its retry-after-ms and a 500, then keeps the normal tier', async () => {
