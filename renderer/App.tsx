@@ -16,6 +16,7 @@ import { SessionsSidebar } from './components/SessionsSidebar.js';
 import { SettingsDialog } from './components/SettingsDialog.js';
 import { StrategyPanel } from './components/StrategyPanel.js';
 import { TimelinePanel } from './components/TimelinePanel.js';
+import { ComparePanel } from './components/ComparePanel.js';
 import { TurnList } from './components/TurnList.js';
 import { useShortcuts } from './hooks/use-shortcuts.js';
 import { useStudioCommands, useStudioEvents } from './hooks/use-studio-actions.js';
@@ -30,6 +31,7 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'context', label: 'Context' },
   { id: 'runs', label: 'Runs' },
   { id: 'timeline', label: 'Timeline' },
+  { id: 'compare', label: 'Compare' },
 ];
 
 /** The plan only masks or drops turns: masking, window, forgetting. */
@@ -51,7 +53,7 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
         ))}
       </div>
       <div className="pane-body">
-        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
+        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : tab === 'compare' ? 'comparison' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
@@ -63,6 +65,8 @@ function AnalysisPanes({ wb }: { wb: Workbench }) {
             <ContextView wb={wb} />
           ) : tab === 'timeline' ? (
             <TimelinePanel wb={wb} />
+          ) : tab === 'compare' ? (
+            <ComparePanel sessionId={wb.session?.id ?? null} />
           ) : (
             <RunsPanel wb={wb} />
           )}

@@ -9,7 +9,7 @@ import type { RunStatus } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
-export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline';
+export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline' | 'compare';
 
 export interface ActiveRun {
   runId: number;
@@ -59,6 +59,8 @@ export interface StudioState {
   lastReplay: { runId: number; variantId: number; sessionId: number; strategy: StrategyName; paramsKey: string } | null;
   /** The model call selected on the timeline. */
   timelineCall: number | null;
+  /** Variants the Compare tab shows side by side (2–4; the variant table ticks them, or the tab's own picker). */
+  compareVariantIds: number[];
   notices: Notice[];
   exportFormat: ExportFormat;
   settingsOpen: boolean;
@@ -100,6 +102,7 @@ function createStudioStore() {
     activeRun: null,
     lastReplay: null,
     timelineCall: null,
+    compareVariantIds: [],
     notices: [],
     exportFormat: persisted.exportFormat ?? 'openai',
     settingsOpen: false,
@@ -141,7 +144,7 @@ function createStudioStore() {
     set,
     actions: {
       selectSession(sessionId: number | null) {
-        set({ sessionId, selection: null, timelineCall: null, expanded: new Set(), scrollRequest: null, focusedPosition: null });
+        set({ sessionId, selection: null, timelineCall: null, compareVariantIds: [], expanded: new Set(), scrollRequest: null, focusedPosition: null });
       },
       setStrategy(strategy: StrategyName) {
         set({ strategy, selection: null });
@@ -194,6 +197,9 @@ function createStudioStore() {
       },
       selectTimelineCall(timelineCall: number | null) {
         set({ timelineCall });
+      },
+      setCompareVariantIds(compareVariantIds: number[]) {
+        set({ compareVariantIds });
       },
       setExportFormat(exportFormat: ExportFormat) {
         set({ exportFormat });
