@@ -16,6 +16,7 @@ import { SessionsSidebar } from './components/SessionsSidebar.js';
 import { SettingsDialog } from './components/SettingsDialog.js';
 import { StrategyPanel } from './components/StrategyPanel.js';
 import { TimelinePanel } from './components/TimelinePanel.js';
+import { ComparePanel } from './components/ComparePanel.js';
 import { TurnList } from './components/TurnList.js';
 import { VariantsPanel } from './components/VariantsPanel.js';
 import { useShortcuts } from './hooks/use-shortcuts.js';
@@ -32,6 +33,7 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'runs', label: 'Runs' },
   { id: 'timeline', label: 'Timeline' },
   { id: 'variants', label: 'Variants' },
+  { id: 'compare', label: 'Compare' },
 ];
 
 /** The plan only masks or drops turns: masking, window, forgetting. */
@@ -68,10 +70,7 @@ function AnalysisPanes({ wb, commands }: { wb: Workbench; commands: StudioComman
           ) : tab === 'variants' ? (
             <VariantsPanel wb={wb} commands={commands} />
           ) : tab === 'compare' ? (
-            // The Compare view (reading compareVariantIds) is built on another branch.
-            <div className="empty-state" data-testid="compare-pending">
-              Compare is not in this build.
-            </div>
+            <ComparePanel sessionId={wb.session?.id ?? null} />
           ) : (
             <RunsPanel wb={wb} />
           )}

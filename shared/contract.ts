@@ -14,6 +14,7 @@ import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
 import type { ErrorCode } from './contract-names.js';
+import type { Comparison } from './compare/types.js';
 
 export * from './contract-names.js';
 
@@ -94,6 +95,11 @@ export const InputSchemas = {
   getReplayRun: z.object({ runId: Id }),
   /** What the model saw at one call of a replay (the Context view as of that call). */
   replayContextAt: z.object({ runId: Id, call: z.number().int().min(0) }),
+  /**
+   * 2–4 variants side by side with the two baselines: totals, per-call series, and the
+   * contexts at `call` (default: the source's first own compaction) with their diff.
+   */
+  compareVariants: z.object({ sessionId: Id, variantIds: z.array(Id).min(1).max(4), call: z.number().int().min(0).optional() }),
   search: z.object({ query: z.string().min(1).max(1000) }),
   /** The session's variants the user owns (run, summarized or saved), with their run figures; empty unnamed variants are hidden. */
   listVariants: z.object({ sessionId: Id }),
@@ -113,7 +119,14 @@ export const InputSchemas = {
   listSummaries: z.object({ variantId: Id }),
   listRuns: z.object({ variantId: Id }),
   /** Starts a pass in the background; progress arrives as events. */
-  startCompaction: z.object({ sessionId: Id, strategy: StrategySchema, params: ParamsSchema, force: z.boolean().optional() }),
+  startCompaction: z.object({
+    sessionId: Id,
+    strategy: StrategySchema,
+    params: ParamsSchema,
+    force: z.boolean().optional(),
+    /** "Compact as of call N": one pass over the turns before model call N; a variant of its own (`params.asOfCall`). */
+    asOfCall: z.number().int().min(0).optional(),
+  }),
   cancelCompaction: z.object({ runId: Id }),
   replay: z.object({ variantId: Id }),
   /** What the model would receive under draft parameters that have no variant yet (no summaries, empty state). */
@@ -318,6 +331,7 @@ export interface OperationResults {
   startReplay: { runId: number; variantId: number };
   getReplayRun: ReplayTimeline;
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
+  compareVariants: Comparison;
   search: SearchHit[];
   listVariants: VariantListing[];
   findVariant: VariantInfo | null;

@@ -25,6 +25,7 @@ import { requestMark, requestsSince, type Summarizer } from '../../shared/strate
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
 import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.js';
 import { buildReplay } from '../../shared/replay/index.js';
+import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
 import { configForStrategy, createSummarizer, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
@@ -65,6 +66,13 @@ export interface RunCompactionOptions {
   tokenizer?: TokenizerName;
   /** Summary cache LRU bound (default 1000). */
   cacheLimit?: number;
+  /**
+   * "Compact as of call N": a one-shot pass over the session cut before model call N (the
+   * turns the model had seen at that call, positions < the call's assistant turn), to set a
+   * strategy beside the source tool's own compaction at the same point. Recorded in the
+   * variant's parameters (`asOfCall`), so it is a variant of its own, and in the run's.
+   */
+  asOfCall?: number;
 }
 
 export interface RunCompactionResult {
@@ -255,13 +263,20 @@ interface PassRun {
  * replay accounting's full read once it happened), the SQLite-backed store, the summarizer
  * behind cache + tier ladder + semaphore, progress, events and cancellation.
  */
-function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName }): PassRun {
+function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName; cutTurn: number | null }): PassRun {
   const { prepared, variant, runId, summarizer, signal, tokenizer } = run;
+  // As of a call: the pass, its reads and its accounting see only the turns before the cut.
+  const cut = run.cutTurn ?? Infinity;
+  const sessionTurns = () => {
+    const turns = listTurns(db, o.sessionId);
+    return run.cutTurn === null ? turns : turns.slice(0, run.cutTurn);
+  };
   const params = prepared.params;
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const counters = newCounters();
   // Pre-stages (shared/strategies/mask-stage.ts): the pass plans on the staged view, as planPrepared does for the window.
-  const metas = stageMetas(params, listTurnMetas(db, o.sessionId)) as TurnMeta[];
+  const allMetas = listTurnMetas(db, o.sessionId);
+  const metas = stageMetas(params, run.cutTurn === null ? allMetas : allMetas.slice(0, run.cutTurn)) as TurnMeta[];
   const staged = params.preMaskWindow !== undefined && params.preMaskWindow >= 0;
   const count = (text: string) => countTokens(text, tokenizer);
   // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
@@ -269,7 +284,7 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
   let stagedTurns: readonly Turn[] | null = null;
   let replayCount: ((text: string) => number) | null = null;
   const seenTokens = () => {
-    allTurns ??= listTurns(db, o.sessionId);
+    allTurns ??= sessionTurns();
     // Stored counts are in the session's tokenizer: seed only when counting in that one.
     replayCount ??= memoizedCounter(count, tokenizer === sessionTokenizer(db, o.sessionId) ? allTurns : []);
     return replayTokens(db, variant.id, allTurns, replayCount);
@@ -281,12 +296,13 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
     // The replay accounting has read every turn already: serve spans from it (index = position).
     // With a pre-stage the summarizer sees the staged (masked) turns.
     readTurns: (from, to) => {
+      const end = Math.max(0, Math.min(to, cut));
       if (staged) {
-        allTurns ??= listTurns(db, o.sessionId);
+        allTurns ??= sessionTurns();
         stagedTurns ??= stageTurns(params, allTurns, count);
-        return stagedTurns.slice(Math.max(0, from), Math.max(0, to));
+        return stagedTurns.slice(Math.max(0, from), end);
       }
-      return allTurns ? allTurns.slice(Math.max(0, from), Math.max(0, to)) : listTurns(db, o.sessionId, { from, to });
+      return allTurns ? allTurns.slice(Math.max(0, from), end) : listTurns(db, o.sessionId, { from, to: end });
     },
     store: sqliteVariantStore(db, { sessionId: o.sessionId, variantId: variant.id, runId }),
     state: (getVariant(db, variant.id)?.state ?? {}) as VariantState,
@@ -309,21 +325,34 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
   return { ctx, counters, seenTokens };
 }
 
+/**
+ * Where "as of call N" cuts the session: the position of call N's assistant turn (calls are
+ * the assistant turns, shared/replay/live.ts `callsOf`), so the pass sees turns [0, cut):
+ * exactly what the model had been sent at that call.
+ */
+export function cutTurnOf(db: DB, sessionId: number, asOfCall: number): number {
+  const calls = callsOf(listTurnMetas(db, sessionId));
+  if (!Number.isInteger(asOfCall) || asOfCall < 0 || asOfCall >= calls.length) throw new EngineError('bad_params', `asOfCall must be a call of the session (0-${calls.length - 1}), got ${asOfCall}`);
+  return calls[asOfCall].position;
+}
+
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
   const prepared = prepare(o.strategy, o.params);
+  const cutTurn = o.asOfCall === undefined ? null : cutTurnOf(db, o.sessionId, o.asOfCall);
   const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
+  const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
+  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   const force = o.force ?? false;
   // One pass per session across processes (the app and a CLI on one database): refused with 'busy'.
-  const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force }));
+  const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force, ...(cutTurn === null ? {} : { asOfCall: o.asOfCall, cutTurn }) }));
   const stopHeartbeat = startHeartbeat(db, runId);
   const signal = o.signal ?? new AbortController().signal;
   // Every summarizer call (and the openai client's fetch) listens on this one signal.
   setMaxListeners(0, signal);
   const started = Date.now();
-  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer });
+  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer, cutTurn });
   const requestsAtStart = requestMark(summarizer);
 
   // Run accounting: tokens the model sees before and after, the engine's counters, the run record.

@@ -31,6 +31,7 @@ export async function runPassJob(db: DB, job: PassJob, hooks: PassJobHooks): Pro
     strategy: job.strategy,
     params: job.params,
     force: job.force,
+    ...(job.asOfCall === undefined ? {} : { asOfCall: job.asOfCall }),
     // The key travels only inside this process; the variant is keyed by the identity without it.
     summarizer: { ...job.summarizer, ...(job.apiKey ? { apiKey: job.apiKey } : {}) },
     concurrency: job.concurrency,

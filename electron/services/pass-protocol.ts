@@ -11,6 +11,8 @@ export interface PassJob {
   strategy: StrategyName;
   params: Record<string, number | string | boolean>;
   force: boolean;
+  /** "Compact as of call N" (engine `asOfCall`): the pass sees only the turns before call N. */
+  asOfCall?: number;
   summarizer: SummarizerConfig;
   /** Passed to the worker only (never stored in the database or sent to the window). */
   apiKey: string | null;

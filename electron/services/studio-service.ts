@@ -8,8 +8,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import { ReplayRunner, replayContextAt, replayTimeline } from './replays.js';
-import { findVariantFor, resolveVariantFor } from '../engine/engine.js';
+import { cutTurnOf, findVariantFor, resolveVariantFor } from '../engine/engine.js';
 import { stableJson } from '../../shared/model/turn.js';
+import { compareVariants } from './compare.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
@@ -198,12 +199,13 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       requireVariant(variantId);
       return listRuns(db, variantId);
     },
-    startCompaction: async ({ sessionId, strategy, params, force }) => {
+    startCompaction: async ({ sessionId, strategy, params, force, asOfCall }) => {
       requireSession(db, sessionId);
       // Checked here too so a bad parameter is an immediate invalid_input, not a worker round trip.
       prepareStrategy(strategy, params);
+      if (asOfCall !== undefined) cutTurnOf(db, sessionId, asOfCall);
       const s = settings();
-      return runner.start({ sessionId, strategy, params, force: force ?? false, summarizer: s.summarizer, apiKey: apiKeyFor(opts.secrets, s.summarizer) ?? null, concurrency: s.concurrency });
+      return runner.start({ sessionId, strategy, params, force: force ?? false, ...(asOfCall === undefined ? {} : { asOfCall }), summarizer: s.summarizer, apiKey: apiKeyFor(opts.secrets, s.summarizer) ?? null, concurrency: s.concurrency });
     },
     cancelCompaction: async ({ runId }) => ({ cancelled: runner.cancel(runId) || replays.cancel(runId) }),
     startReplay: async ({ sessionId, strategy, params, overheadTokens, commitDelayCalls }) => {
@@ -214,6 +216,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     },
     getReplayRun: async ({ runId }) => replayTimeline(db, runId),
     replayContextAt: async ({ runId, call }) => replayContextAt(db, runId, call),
+    compareVariants: async ({ sessionId, variantIds, call }) => compareVariants(db, { sessionId, variantIds, call }),
     replay: async ({ variantId }) => {
       requireVariant(variantId);
       return replayFor(db, variantId);

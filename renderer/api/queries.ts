@@ -42,6 +42,7 @@ export const keys = {
   replayRun: (runId: number) => ['replayRun', runId] as const,
   replayContextAt: (runId: number, call: number) => ['replayContextAt', runId, call] as const,
   settings: ['settings'] as const,
+  comparison: (sessionId: number, variantIds: readonly number[], call: number | null) => ['compare', sessionId, variantIds.join(','), call] as const,
 };
 
 export function useSessions() {
@@ -241,6 +242,24 @@ export function useReplayContextAt(runId: number | null, call: number | null) {
   });
 }
 
+/** The session's variants (the Compare tab's picker). */
+export function useVariants(sessionId: number | null) {
+  const api = useApi();
+  return useQuery({ queryKey: keys.variants(sessionId ?? 0), queryFn: () => api.listVariants({ sessionId: sessionId! }), enabled: sessionId !== null });
+}
+
+/** Variants side by side (compareVariants): totals, per-call series, the contexts at `call` (null: the service's default call). */
+export function useComparison(sessionId: number | null, variantIds: readonly number[], call: number | null) {
+  const api = useApi();
+  return useQuery({
+    queryKey: keys.comparison(sessionId ?? 0, variantIds, call),
+    queryFn: () => api.compareVariants({ sessionId: sessionId!, variantIds: [...variantIds], ...(call === null ? {} : { call }) }),
+    enabled: sessionId !== null && variantIds.length > 0,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+}
+
 export function useSettings(enabled = true) {
   const api = useApi();
   return useQuery({ queryKey: keys.settings, queryFn: () => api.getSettings({}), enabled });
@@ -254,4 +273,5 @@ export function invalidateVariantData(client: QueryClient, sessionId: number, va
   void client.invalidateQueries({ queryKey: keys.runs(variantId) });
   void client.invalidateQueries({ queryKey: keys.sessionReplays(sessionId) });
   void client.invalidateQueries({ queryKey: keys.replay(variantId) });
+  void client.invalidateQueries({ queryKey: ['compare', sessionId] });
 }

@@ -75,6 +75,7 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
             rememberEarly(event);
             void client.invalidateQueries({ queryKey: keys.runs(event.variantId) });
             void client.invalidateQueries({ queryKey: ['sessionReplays'] });
+            void client.invalidateQueries({ queryKey: ['compare'] });
             return;
           }
           actions.updateActiveRun(event.runId, { status: event.status, stats: event.stats, error: event.error, endedAt: Date.now(), done: run.total > 0 && event.status === 'completed' ? run.total : run.done });
@@ -122,7 +123,8 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
   }, [transport, client]);
 }
 
-function download(fileName: string, mimeType: string, content: string): void {
+/** Saves a file from the browser (an anchor with a blob URL). */
+export function download(fileName: string, mimeType: string, content: string): void {
   const url = URL.createObjectURL(new Blob([content], { type: mimeType || 'application/octet-stream' }));
   const a = document.createElement('a');
   a.href = url;

@@ -9,7 +9,6 @@ import type { RunStatus } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
-/** `compare`: the Compare view of `compareVariantIds` (built on another branch). */
 export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline' | 'variants' | 'compare';
 
 export interface ActiveRun {
@@ -60,6 +59,8 @@ export interface StudioState {
   lastReplay: { runId: number; variantId: number; sessionId: number; strategy: StrategyName; paramsKey: string } | null;
   /** The model call selected on the timeline. */
   timelineCall: number | null;
+  /** Variants the Compare tab shows side by side (2–4; the variant table ticks them, or the tab's own picker). */
+  compareVariantIds: number[];
   notices: Notice[];
   exportFormat: ExportFormat;
   settingsOpen: boolean;
@@ -72,8 +73,6 @@ export interface StudioState {
   exporting: boolean;
   /** The variant picked in the variant table: shown while the parameters on screen are its own. */
   loadedVariantId: number | null;
-  /** Variants ticked in the variant table for the Compare view (2–4). */
-  compareVariantIds: number[];
 }
 
 type Listener = () => void;
@@ -105,6 +104,7 @@ function createStudioStore() {
     activeRun: null,
     lastReplay: null,
     timelineCall: null,
+    compareVariantIds: [],
     notices: [],
     exportFormat: persisted.exportFormat ?? 'openai',
     settingsOpen: false,
@@ -113,7 +113,6 @@ function createStudioStore() {
     importJob: null,
     exporting: false,
     loadedVariantId: null,
-    compareVariantIds: [],
   };
   const listeners = new Set<Listener>();
   let persistTimer: ReturnType<typeof setTimeout> | null = null;

@@ -35,3 +35,4 @@ export { toAnthropicRequest, type AnthropicRequest, type AnthropicBlock } from '
 export { toMarkdown } from './markdown.js';
 export { toDag, type DagExport } from './dag.js';
 export { slug, exportFileName, type ExportFile, type ExportInput } from './types.js';
+export { exportComparisonJson, exportComparisonMarkdown, comparisonMarkdown } from './comparison.js';

@@ -5,20 +5,21 @@
  * pass; the run is then recorded as cancelled and nothing partial is written.
  */
 import { runCompaction } from '../../engine/engine.js';
-import { CliError, requireSession, type CliCommand } from '../framework.js';
+import { CliError, requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
 import { asCliError, concurrencyArg, paramsArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 
 export const command: CliCommand = {
   name: 'compact',
   summary: 'Run a compaction pass and record it as a run of its variant',
-  usage: 'compact <session> --strategy S [--set KEY=VALUE ...] [--summarizer extractive|openai] [--base-url U] [--model M] [--concurrency N] [--force] [--db PATH] [--json]',
+  usage: 'compact <session> --strategy S [--set KEY=VALUE ...] [--summarizer extractive|openai] [--base-url U] [--model M] [--concurrency N] [--force] [--as-of-call N] [--db PATH] [--json]',
   description:
-    'A variant is strategy + parameters + summarizer + prompt version; it is created on first use and keeps its summaries across runs. Without --force a pass runs only when the strategy says the session needs it. A re-run of an unchanged variant makes no summarizer call (summary cache).',
+    'A variant is strategy + parameters + summarizer + prompt version; it is created on first use and keeps its summaries across runs. Without --force a pass runs only when the strategy says the session needs it. A re-run of an unchanged variant makes no summarizer call (summary cache). --as-of-call N compacts the session as it stood at model call N (the pass sees only the turns before that call), once, as a variant of its own: set a strategy beside the source tool\'s own compaction at the same point (`compare`).',
   options: {
     ...STRATEGY_OPTIONS,
     ...SUMMARIZER_OPTIONS,
     concurrency: { type: 'string', valueName: 'N', description: 'summarizer calls in flight at once (default 4)' },
     force: { type: 'boolean', description: "run even when the strategy's trigger says no compaction is needed" },
+    'as-of-call': { type: 'string', valueName: 'N', description: 'a one-shot pass over the turns before model call N (0-based), recorded as its own variant (params.asOfCall)' },
   },
   minPositionals: 1,
   maxPositionals: 1,
@@ -29,6 +30,8 @@ export const command: CliCommand = {
     const params = paramsArg(ctx);
     const summarizer = summarizerArg(ctx);
     const concurrency = concurrencyArg(ctx);
+    const asOf = stringOption(ctx, 'as-of-call');
+    if (asOf !== undefined && !/^\d+$/.test(asOf)) throw new UsageError(`--as-of-call must be a whole number, got "${asOf}"`);
     const bar = new ProgressBar(ctx.stderr, { jsonMode: ctx.jsonMode, stdoutIsTTY: ctx.stdout.isTTY });
     let result;
     try {
@@ -39,6 +42,7 @@ export const command: CliCommand = {
         summarizer,
         concurrency,
         force: ctx.options.force === true,
+        ...(asOf === undefined ? {} : { asOfCall: Number(asOf) }),
         signal: ctx.signal,
         onProgress: (p) => bar.update(p),
       });

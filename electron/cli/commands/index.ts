@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   export: () => import('./export.js'),
   replay: () => import('./replay.js'),
   merge: () => import('./merge.js'),
+  compare: () => import('./compare.js'),
 };
 
 /** The command named `name`, or null when there is none. */

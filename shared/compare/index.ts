@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './fates.js';
+export * from './compare.js';
