@@ -10,11 +10,12 @@ import { migration001 } from './migrations/001-foundation.js';
 import { migration002 } from './migrations/002-compaction.js';
 import { migration003 } from './migrations/003-model-calls.js';
 import { migration004 } from './migrations/004-replay.js';
+import { migration005 } from './migrations/005-facts.js';
 
 export type DB = Database.Database;
 
 /** Every migration in order. Append only. */
-export const MIGRATIONS = [migration001, migration002, migration003, migration004] as const;
+export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005] as const;
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export interface OpenOptions {
