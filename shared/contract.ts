@@ -15,6 +15,8 @@ import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
 import type { ErrorCode } from './contract-names.js';
 import type { Comparison } from './compare/types.js';
+export type { FactCategory, SummaryLedger, LedgerEntry } from './facts/types.js';
+import type { FactCategory, SummaryLedger } from './facts/types.js';
 
 export * from './contract-names.js';
 
@@ -166,6 +168,8 @@ export interface ExternalCompactionInfo {
   firstPosition: number;
   lastPosition: number;
   boundaryPosition: number;
+  /** The baseline ledger: the source tool's own summary over the turns it replaced (filled by getSession and `ledger`). */
+  ledger?: SummaryLedger | null;
 }
 
 export interface SessionDetail extends SessionInfo {
@@ -211,11 +215,11 @@ export interface VariantInfo {
    * Facts of the compacted spans the variant's summaries kept, per category (the loss
    * ledger, issue 8 §3); absent or null until the ledger computed it.
    */
-  retention?: Record<RetentionCategory, { kept: number; total: number }> | null;
+  retention?: Record<FactCategory, { kept: number; total: number }> | null;
 }
 
-/** The loss ledger's fact categories. */
-export type RetentionCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';
+/** The loss ledger's fact categories (shared/facts/types.ts). */
+export type RetentionCategory = FactCategory;
 
 /**
  * A row of the variant table (`listVariants`): the variant and what its runs add up to.
@@ -246,6 +250,8 @@ export interface SummaryInfo extends ExistingSummary {
   /** Turn ids a leaf covers directly (empty for condensed). */
   turnIds: number[];
   createdAt: string;
+  /** The loss ledger of this summary over the span it covers (null: written before migration 005). */
+  ledger?: SummaryLedger | null;
 }
 
 export type RunStatus = 'running' | 'completed' | 'skipped' | 'failed' | 'cancelled';
@@ -371,6 +377,29 @@ export interface SessionListing {
   turns: TurnPreview[];
 }
 
+/** One summary's row of `ledger <session> --json`. */
+export interface LedgerReportRow {
+  summaryId: number;
+  kind: SummaryKind;
+  depth: number;
+  firstPosition: number;
+  lastPosition: number;
+  tokens: number;
+  /** Folded into a parent or superseded (its parent's ledger covers its span). */
+  compacted: boolean;
+  ledger: SummaryLedger | null;
+}
+
+/**
+ * `ledger <session> [--variant V] --json`: the loss ledger per summary of each variant, the
+ * variant's retention, and the baseline of the source tool's own compactions.
+ */
+export interface LedgerReport {
+  sessionId: number;
+  baselines: Array<{ firstPosition: number; lastPosition: number; summaryTokenCount: number; ledger: SummaryLedger | null }>;
+  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; summaries: LedgerReportRow[] }>;
+}
+
 /** `export --output FILE --json`: the file written instead of its content. */
 export interface SavedExportFile {
   fileName: string;
@@ -466,6 +495,8 @@ export interface ReplayEventInfo {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
+  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 005). */
+  ledger?: SummaryLedger | null;
 }
 
 export interface ReplayTotals {
@@ -489,6 +520,8 @@ export interface SourceCompactionEvent {
   reason: string;
   contextBefore: number;
   preTokens: number | null;
+  /** The baseline ledger: the source tool's own summary over the turns it replaced. */
+  ledger?: SummaryLedger | null;
 }
 
 export interface ReplayTimeline {

@@ -9,6 +9,7 @@ import { getSummaryText, getVariant, insertSummary, listExistingSummaries, markC
 import type { VariantState } from '../../shared/strategies/types.js';
 import type { VariantStore, VariantWriter } from '../../shared/passes/context.js';
 import { withSessionLock } from './locks.js';
+import { recordSummaryLedger } from './summary-ledger.js';
 
 export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: number; runId: number }): VariantStore {
   const state = (): VariantState => getVariant(db, o.variantId)?.state ?? {};
@@ -16,7 +17,12 @@ export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: nu
   const writer: VariantWriter = {
     summaries,
     state,
-    insertSummary: (s) => insertSummary(db, { ...s, variantId: o.variantId, runId: o.runId }),
+    insertSummary: (s) => {
+      const id = insertSummary(db, { ...s, variantId: o.variantId, runId: o.runId });
+      // The loss ledger is computed as the summary is written, in the same transaction.
+      recordSummaryLedger(db, id);
+      return id;
+    },
     markCompacted: (ids) => markCompacted(db, ids),
     setState: (next) => setVariantState(db, o.variantId, next),
   };

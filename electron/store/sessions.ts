@@ -1,5 +1,6 @@
 /** Data access for sessions: plain functions (db, args) => result with explicit row mappers. */
 import { writeTransaction, type DB } from './db.js';
+import { deleteVariantRows } from './variants.js';
 import type { SessionInfo } from '../../shared/contract.js';
 
 export interface SessionRow {
@@ -107,13 +108,7 @@ export function deleteSession(db: DB, id: number): boolean {
     }
     db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)').run(id);
     const variantIds = (db.prepare('SELECT id FROM variants WHERE session_id = ?').all(id) as { id: number }[]).map((r) => r.id);
-    for (const vid of variantIds) {
-      db.prepare('DELETE FROM summary_sources WHERE summary_id IN (SELECT id FROM summaries WHERE variant_id = ?)').run(vid);
-      db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(vid);
-      db.prepare('DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(vid);
-      db.prepare('DELETE FROM runs WHERE variant_id = ?').run(vid);
-    }
-    db.prepare('DELETE FROM variants WHERE session_id = ?').run(id);
+    for (const vid of variantIds) deleteVariantRows(db, vid);
     db.prepare('DELETE FROM model_calls WHERE session_id = ?').run(id);
     db.prepare('DELETE FROM external_compactions WHERE session_id = ?').run(id);
     db.prepare('DELETE FROM tool_cycles WHERE session_id = ?').run(id);

@@ -3,8 +3,9 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
+import { ledgersOf, retentionBySession, variantRetention } from './summary-facts.js';
 import crypto from 'node:crypto';
-import type { DB } from './db.js';
+import { writeTransaction, type DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
 import { stableJson } from '../../shared/model/turn.js';
 import { normalizeOverrides, type PromptOverrides } from '../../shared/summarize/prompts.js';
@@ -113,7 +114,8 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 /**
  * The session's variants the table shows (see SHOWN), each with its run figures, in ONE
  * statement (correlated subqueries on the runs_variant / summaries_variant indexes, no
- * query per variant): a table of 200 variants is one round trip. Firings, tokens sent,
+ * query per variant), plus one for every variant's retention (`retentionBySession`): a
+ * table of 200 variants is two round trips. Firings, tokens sent,
  * summarizer calls and cost come from the variant's latest completed replay run's stats
  * (the timeline totals electron/engine/replay.ts stores with the run); null without one.
  */
@@ -133,11 +135,13 @@ export function listVariants(db: DB, sessionId: number): VariantListing[] {
        ORDER BY v.id`,
     )
     .all(sessionId) as VariantListingRow[];
+  const retention = retentionBySession(db, sessionId);
   return rows.map((r) => {
     const stats = r.replay_stats ? (JSON.parse(r.replay_stats) as Record<string, unknown>) : null;
     return {
       ...variantFromRow(r),
       latestReplayRunId: r.replay_run_id,
+      retention: retention.get(r.id) ?? null,
       firings: stats ? num(stats.firings) : null,
       tokensSent: stats ? num(stats.inputTokens) : null,
       summarizerCalls: stats ? num(stats.summarizerCalls) : null,
@@ -166,19 +170,28 @@ export function variantHasRunningRun(db: DB, variantId: number): boolean {
  * One IMMEDIATE transaction. Returns false when there is no such variant.
  */
 export function deleteVariant(db: DB, variantId: number): boolean {
-  return db
-    .transaction(() => {
-      if (!db.prepare('SELECT 1 FROM variants WHERE id = ?').get(variantId)) return false;
-      db.prepare('DELETE FROM summary_sources WHERE summary_id IN (SELECT id FROM summaries WHERE variant_id = ?)').run(variantId);
-      // Parents before children would break child_summary_id edges: those are gone above.
-      db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(variantId);
-      db.prepare('DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(variantId);
-      db.prepare('DELETE FROM replay_timelines WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(variantId);
-      db.prepare('DELETE FROM runs WHERE variant_id = ?').run(variantId);
-      db.prepare('DELETE FROM variants WHERE id = ?').run(variantId);
-      return true;
-    })
-    .immediate();
+  return writeTransaction(db, () => {
+    if (!db.prepare('SELECT 1 FROM variants WHERE id = ?').get(variantId)) return false;
+    deleteVariantRows(db, variantId);
+    return true;
+  });
+}
+
+/**
+ * Everything a variant owns, and the variant: the one list of its rows (deleteVariant and
+ * deleteSession both go through it). Children before parents: summary edges and ledgers,
+ * summaries, run events and timelines, runs. Call inside a write transaction.
+ */
+export function deleteVariantRows(db: DB, variantId: number): void {
+  const ofSummaries = 'SELECT id FROM summaries WHERE variant_id = ?';
+  const ofRuns = 'SELECT id FROM runs WHERE variant_id = ?';
+  db.prepare(`DELETE FROM summary_sources WHERE summary_id IN (${ofSummaries})`).run(variantId);
+  db.prepare(`DELETE FROM summary_facts WHERE summary_id IN (${ofSummaries})`).run(variantId);
+  db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(variantId);
+  db.prepare(`DELETE FROM run_events WHERE run_id IN (${ofRuns})`).run(variantId);
+  db.prepare(`DELETE FROM replay_timelines WHERE run_id IN (${ofRuns})`).run(variantId);
+  db.prepare('DELETE FROM runs WHERE variant_id = ?').run(variantId);
+  db.prepare('DELETE FROM variants WHERE id = ?').run(variantId);
 }
 
 export function setVariantState(db: DB, variantId: number, state: VariantState): void {
@@ -317,6 +330,10 @@ function summariesWhere(db: DB, where: string, arg: number): SummaryInfo[] {
     if (e.turn_id !== null) (turnIds.get(e.summary_id) ?? turnIds.set(e.summary_id, []).get(e.summary_id)!).push(e.turn_id);
     if (e.child_summary_id !== null) (childIds.get(e.summary_id) ?? childIds.set(e.summary_id, []).get(e.summary_id)!).push(e.child_summary_id);
   }
+  const ledgers = ledgersOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     variantId: r.variant_id,
@@ -336,6 +353,7 @@ function summariesWhere(db: DB, where: string, arg: number): SummaryInfo[] {
     childIds: childIds.get(r.id) ?? [],
     turnIds: turnIds.get(r.id) ?? [],
     createdAt: r.created_at,
+    ledger: ledgers.get(r.id) ?? null,
     ...(r.call_index !== null ? { callIndex: r.call_index, compactedAtCall: r.compacted_at_call } : {}),
   }));
 }

@@ -123,7 +123,8 @@ describe('variants the user owns', () => {
     } finally {
       db.prepare = original;
     }
-    expect(prepared).toBe(1);
+    // One for the rows and their run figures, one for every variant's retention (never one per variant).
+    expect(prepared).toBe(2);
   });
 
   it('Save makes a named variant without a run; rename sets and clears names', async () => {

@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   replay: () => import('./replay.js'),
   merge: () => import('./merge.js'),
   compare: () => import('./compare.js'),
+  ledger: () => import('./ledger.js'),
 };
 
 /** The command named `name`, or null when there is none. */
