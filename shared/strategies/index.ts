@@ -59,6 +59,21 @@ export function planPrepared(p: PreparedStrategy, input: Omit<PlanInput<Record<s
   return p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params });
 }
 
+/**
+ * THE figure "tokens the model sees" for a variant (the gauge's "now", a run's tokensBefore and
+ * tokensAfter, the live replay's view), in transcript units: every visible turn at the token
+ * count stored at import (so a variant with nothing compacted sees exactly the session's
+ * total), every visible summary at its stored token count, a masked tool result at
+ * MASK_PLACEHOLDER_TOKENS. The strategy says what is visible (`live.visible`, else its
+ * planner's `tokensBefore`). The Context view and the exports count the message list as sent
+ * instead (summary headers, glue turns, converted tool calls, real placeholders:
+ * shared/replay/build.ts), a different figure with its own label.
+ */
+export function visibleTokens(p: PreparedStrategy, input: Omit<PlanInput<Record<string, number>>, 'params'>): number {
+  const staged = { ...input, turns: stageMetas(p.params, input.turns), params: p.params };
+  return p.definition.live.visible ? p.definition.live.visible(staged) : p.definition.plan(staged).tokensBefore;
+}
+
 /** Resolves raw params and plans (the window's preview and the CLI's `plan`). Throws ParamError on bad params. */
 export function planFor(strategy: StrategyName, input: Omit<PlanInput<Record<string, unknown>>, 'params'> & { params: Record<string, unknown> }): Plan<Record<string, number>> {
   const { params, ...rest } = input;
