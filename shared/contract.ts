@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
 import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
+import type { ParamNote } from './strategies/params.js';
 import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
@@ -317,6 +318,8 @@ export interface SavedExportFile {
 export interface PlanReport extends Plan<Record<string, number>> {
   sessionId: number;
   variantId: number | null;
+  /** `--set` values the CLI fitted to their specs (shared/strategies/params.ts `clampParams`); absent when none. */
+  paramNotes?: ParamNote[];
 }
 
 /** The API as the renderer sees it: one async function per operation. */

@@ -93,9 +93,9 @@ describe('compact', () => {
   });
 
   it('bad parameters and strategies are errors on stderr with an exit code, stdout stays empty', async () => {
-    const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=-3']);
+    const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=many']);
     expect(bad).toMatchObject({ code: 1, stdout: '' });
-    expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be between 0 and/);
+    expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be a number, got "many"/);
     const badJson = await cli(['compact', '1', '--strategy', 'dag', '--set', 'oops=1', '--json']);
     expect(badJson).toMatchObject({ code: 1, stdout: '' });
     expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, preMaskWindow)" } });
@@ -244,5 +244,29 @@ describe('progress bar', () => {
       'progress: 6/8 summaries (75%), 600 tokens',
       'progress: 8/8 summaries (100%), 800 tokens',
     ]);
+  });
+});
+
+describe('clamped parameters', () => {
+  it('a --set value out of range is used at the nearest allowed value, said on stderr and in --json (paramNotes)', async () => {
+    // hardCapTokens min 1, preserveRecentTurns a whole number: 0 -> 1 and 2.6 -> 3.
+    const r = await cli(['plan', '1', '--strategy', 'watermark', '--set', 'hardCapTokens=0', '--set', 'preserveRecentTurns=2.6', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('compaction-studio: note: hardCapTokens 0 is below the minimum 1: using 1\ncompaction-studio: note: preserveRecentTurns 2.6 is not a whole number: using 3\n');
+    const plan = JSON.parse(r.stdout);
+    expect(plan.params).toMatchObject({ hardCapTokens: 1, preserveRecentTurns: 3 });
+    expect(plan.paramNotes).toEqual([
+      { name: 'hardCapTokens', given: 0, used: 1, reason: 'is below the minimum 1', note: 'hardCapTokens 0 is below the minimum 1: using 1' },
+      { name: 'preserveRecentTurns', given: 2.6, used: 3, reason: 'is not a whole number', note: 'preserveRecentTurns 2.6 is not a whole number: using 3' },
+    ]);
+    // compact says it too, and runs with the fitted value (rolling's compactionCount max 99).
+    const c = await cli(['compact', '1', '--strategy', 'rolling', '--set', 'compactionCount=150', '--json']);
+    expect(c.code).toBe(0);
+    expect(c.stderr).toContain('compaction-studio: note: compactionCount 150 is above the maximum 99: using 99');
+    expect(JSON.parse(c.stdout).paramNotes).toEqual([{ name: 'compactionCount', given: 150, used: 99, reason: 'is above the maximum 99', note: 'compactionCount 150 is above the maximum 99: using 99' }]);
+    // An allowed value gives no note and no paramNotes field.
+    const ok = await cli(['plan', '1', '--strategy', 'watermark', '--set', 'hardCapTokens=1', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(JSON.parse(ok.stdout).paramNotes).toBeUndefined();
   });
 });

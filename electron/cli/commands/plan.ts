@@ -2,7 +2,7 @@
 import type { PlanReport } from '../../../shared/contract.js';
 import { planSession } from '../../engine/engine.js';
 import { requireSession, type CliCommand } from '../framework.js';
-import { asCliError, paramsArg, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
+import { asCliError, clampedParamsArg, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 
 export const command: CliCommand = {
   name: 'plan',
@@ -18,14 +18,15 @@ export const command: CliCommand = {
     const session = requireSession(db, ctx.positionals[0]);
     const strategy = strategyArg(ctx);
     const { apiKey: _key, ...summarizer } = summarizerArg(ctx);
+    const { params, notes } = clampedParamsArg(ctx, strategy);
     let plan;
     try {
-      plan = planSession(db, { sessionId: session.id, strategy, params: paramsArg(ctx), summarizer });
+      plan = planSession(db, { sessionId: session.id, strategy, params, summarizer });
     } catch (e) {
       throw asCliError(e);
     }
     if (ctx.jsonMode) {
-      ctx.json({ sessionId: session.id, ...plan } satisfies PlanReport);
+      ctx.json({ sessionId: session.id, ...plan, ...(notes.length > 0 ? { paramNotes: notes } : {}) } satisfies PlanReport);
       return 0;
     }
     ctx.out(`Plan for session ${session.id} (${session.turns} turns, ${session.tokens} tokens), strategy ${strategy}${plan.variantId !== null ? `, variant ${plan.variantId}` : ', new variant'}`);
