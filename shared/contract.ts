@@ -318,6 +318,8 @@ export interface SavedExportFile {
 export interface PlanReport extends Plan<Record<string, number>> {
   sessionId: number;
   variantId: number | null;
+  /** What `compact` (with or without --force) would do with this plan: shared/strategies/index.ts `compactOutcome`. */
+  outcome?: { runs: boolean; tokensAfter: number; note: string | null };
   /** `--set` values the CLI fitted to their specs (shared/strategies/params.ts `clampParams`); absent when none. */
   paramNotes?: ParamNote[];
 }

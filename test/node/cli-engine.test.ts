@@ -51,7 +51,7 @@ describe('plan', () => {
     expect(r.stderr).toBe('');
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ sessionId: 1, strategy: 'dag', variantId: null, trigger: { compact: true }, tokensBefore: 140001 });
-    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, preMaskWindow: -1 });
+    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1 });
     expect(plan.boundaries[0]).toMatchObject({ kind: 'fresh-tail', position: 289 });
     expect(plan.spans).toHaveLength(18);
     expect(plan.spans[0]).toMatchObject({ id: 'p0', purpose: 'leaf', firstPosition: 0, lastPosition: 4 });
@@ -98,7 +98,7 @@ describe('compact', () => {
     expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be a number, got "many"/);
     const badJson = await cli(['compact', '1', '--strategy', 'dag', '--set', 'oops=1', '--json']);
     expect(badJson).toMatchObject({ code: 1, stdout: '' });
-    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, preMaskWindow)" } });
+    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, triggerCount, preMaskWindow)" } });
     const strategy = await cli(['compact', '1', '--strategy', 'nope']);
     expect(strategy.code).toBe(2);
     expect(strategy.stderr).toContain('unknown strategy "nope"');
