@@ -10,6 +10,7 @@ import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
 import { isPromptTemplateId, PROMPT_TEMPLATE_IDS } from './summarize/prompts.js';
 import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
+import type { ParamNote } from './strategies/params.js';
 import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
@@ -416,6 +417,10 @@ export interface SavedExportFile {
 export interface PlanReport extends Plan<Record<string, number>> {
   sessionId: number;
   variantId: number | null;
+  /** What `compact` (with or without --force) would do with this plan: shared/strategies/index.ts `compactOutcome`. */
+  outcome?: { runs: boolean; tokensAfter: number; note: string | null };
+  /** `--set` values the CLI fitted to their specs (shared/strategies/params.ts `clampParams`); absent when none. */
+  paramNotes?: ParamNote[];
 }
 
 /** The API as the renderer sees it: one async function per operation. */

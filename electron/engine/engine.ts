@@ -16,15 +16,14 @@ import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
-import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, listSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
-import { planPrepared, prepareStrategy, type PreparedStrategy } from '../../shared/strategies/index.js';
+import { planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
 import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.js';
-import { buildReplay } from '../../shared/replay/index.js';
 import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
@@ -142,18 +141,6 @@ function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: 
 }
 
 /**
- * Tokens the model sees for a variant: the total of its replay (H3's buildReplay, the
- * same function the window and the exports use), so masking placeholders, dropped turns
- * and synthetic glue count exactly. `count` should be memoized: before and after share
- * almost every message.
- */
-export function replayTokens(db: DB, variantId: number, turns: readonly Turn[], count: (text: string) => number): number {
-  const v = getVariant(db, variantId);
-  if (!v) throw new EngineError('not_found', `variant ${variantId} not found`);
-  return buildReplay({ strategy: v.strategy, turns, summaries: listSummaries(db, variantId), state: v.state, params: v.params, countTokens: count }).totalTokens;
-}
-
-/**
  * A token counter that remembers texts it has counted (replays repeat most turns'
  * blocks). Seeded with the stored count of every single-block turn: the replay then
  * re-tokenizes only summaries, placeholders and multi-block turns.
@@ -254,7 +241,7 @@ export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | unde
 interface PassRun {
   ctx: PassContext;
   counters: SummarizerCounters;
-  /** Tokens the model sees for the variant now (its replay's total). */
+  /** Tokens the model sees for the variant now (`visibleTokens`: the figure the window's gauge and plans show). */
   seenTokens(): number;
 }
 
@@ -275,25 +262,21 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
   const semaphore = new Semaphore(o.concurrency ?? DEFAULT_CONCURRENCY);
   const counters = newCounters();
   // Pre-stages (shared/strategies/mask-stage.ts): the pass plans on the staged view, as planPrepared does for the window.
-  const allMetas = listTurnMetas(db, o.sessionId);
-  const metas = stageMetas(params, run.cutTurn === null ? allMetas : allMetas.slice(0, run.cutTurn)) as TurnMeta[];
+  const rawMetas = listTurnMetas(db, o.sessionId);
+  // Compact as of call N: the pass (and its token figures) sees only the turns before the cut.
+  const cutMetas = run.cutTurn === null ? rawMetas : rawMetas.slice(0, run.cutTurn);
+  const metas = stageMetas(params, cutMetas) as TurnMeta[];
   const staged = params.preMaskWindow !== undefined && params.preMaskWindow >= 0;
   const count = (text: string) => countTokens(text, tokenizer);
-  // Lazily read once: the replay needs every turn's blocks, the pass usually only spans.
   let allTurns: Turn[] | null = null;
   let stagedTurns: readonly Turn[] | null = null;
-  let replayCount: ((text: string) => number) | null = null;
-  const seenTokens = () => {
-    allTurns ??= sessionTurns();
-    // Stored counts are in the session's tokenizer: seed only when counting in that one.
-    replayCount ??= memoizedCounter(count, tokenizer === sessionTokenizer(db, o.sessionId) ? allTurns : []);
-    return replayTokens(db, variant.id, allTurns, replayCount);
-  };
+  // The one rule for the figure (shared/strategies/index.ts), over the stored summaries and state.
+  const seenTokens = () =>
+    visibleTokens(prepared, { turns: cutMetas, summaries: listExistingSummaries(db, variant.id), state: (getVariant(db, variant.id)?.state ?? {}) as VariantState });
   const ctx: PassContext = {
     sessionId: o.sessionId,
     variant,
     metas,
-    // The replay accounting has read every turn already: serve spans from it (index = position).
     // With a pre-stage the summarizer sees the staged (masked) turns.
     readTurns: (from, to) => {
       const end = Math.max(0, Math.min(to, cut));

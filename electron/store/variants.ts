@@ -3,7 +3,7 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
-import { ledgersOf, retentionBySession, variantRetention } from './summary-facts.js';
+import { ledgersOf, retentionBySession } from './summary-facts.js';
 import crypto from 'node:crypto';
 import { writeTransaction, type DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';

@@ -76,7 +76,7 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
   const exportFormat = useStudio((s) => s.exportFormat);
   const importing = useStudio((s) => s.importing);
   const exporting = useStudio((s) => s.exporting);
-  const onlyWhenTriggered = useStudio((s) => s.onlyWhenTriggered);
+  const force = useStudio((s) => s.force);
   const running = activeRun?.status === 'running';
   const hasSession = wb.session !== null;
 
@@ -139,12 +139,13 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
         </div>
         <span className="divider" aria-hidden="true" />
         {activeRun ? <CompactionProgress run={activeRun} onCancel={() => void commands.cancel()} /> : null}
-        <label className="check" title="Run only when the strategy's trigger fires (compactIfNeeded); otherwise Compact always runs a pass">
-          <input type="checkbox" checked={onlyWhenTriggered} onChange={(e) => actions.setOnlyWhenTriggered(e.currentTarget.checked)} />
-          <span className="check-text">only if triggered</span>
+        {/* Never hidden at narrow widths: whether Compact forces is a choice the user must see. */}
+        <label className={`check check-force${force ? ' on' : ''}`} title="Force: run the pass even when the strategy's trigger says no compaction is needed. Off: Compact runs only when the trigger fires (as the strategy's design does)">
+          <input type="checkbox" data-testid="force-toggle" checked={force} onChange={(e) => actions.setForce(e.currentTarget.checked)} />
+          <span>Force</span>
         </label>
-        <button type="button" className="btn btn-primary" data-testid="compact-button" disabled={!hasSession || running} onClick={() => void commands.compact()} title={`Run a pass for this variant (${MOD}Enter)`}>
-          {running && activeRun?.kind !== 'replay' ? 'Compacting…' : 'Compact'}
+        <button type="button" className="btn btn-primary" data-testid="compact-button" disabled={!hasSession || running} onClick={() => void commands.compact()} title={`${force ? 'Run a pass for this variant even if its trigger says no' : 'Run a pass for this variant if its trigger fires'} (${MOD}Enter)`}>
+          {running && activeRun?.kind !== 'replay' ? 'Compacting…' : force ? 'Compact (forced)' : 'Compact'}
         </button>
         <button type="button" className="btn" data-testid="replay-button" disabled={!hasSession || running} onClick={() => void commands.replay()} title="Replay the session model call by call under this variant: the trigger is checked before every call and the pass fires where it would have, live">
           {running && activeRun?.kind === 'replay' ? 'Replaying…' : 'Replay'}

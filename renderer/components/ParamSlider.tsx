@@ -4,7 +4,7 @@
  * tooltip carries the spec's doc (what it does, where the default comes from).
  */
 import { memo, useEffect, useState } from 'react';
-import type { ParamSpec } from '../../shared/strategies/params.js';
+import { clampParam, type ParamNote, type ParamSpec } from '../../shared/strategies/params.js';
 import { formatInt } from '../format.js';
 
 /** Slider upper end: the spec's max, or its sliderMax for unbounded parameters. */
@@ -33,14 +33,19 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
   const shown = unlimited ? '' : String(value);
   const [draft, setDraft] = useState(shown);
   useEffect(() => setDraft(shown), [shown]);
+  // A typed value the spec does not allow is used at the nearest allowed one, and the field says so.
+  const [clampNote, setClampNote] = useState<ParamNote | null>(null);
+  useEffect(() => {
+    if (clampNote && clampNote.used !== value) setClampNote(null);
+  }, [clampNote, value]);
   const isDefault = value === spec.default;
 
   const commitDraft = () => {
     const n = Number(draft);
     if (draft.trim() === '' || !Number.isFinite(n)) return setDraft(shown);
-    const clamped = spec.unlimitedValue !== undefined && n === spec.unlimitedValue ? n : Math.min(spec.max ?? Number.POSITIVE_INFINITY, Math.max(spec.min, n));
-    const rounded = spec.kind === 'float' ? clamped : Math.round(clamped);
-    if (rounded !== value) onChange(spec.name, rounded);
+    const { value: fitted, note } = clampParam(spec, n);
+    setClampNote(note);
+    if (fitted !== value) onChange(spec.name, fitted);
     else setDraft(shown);
   };
 
@@ -82,6 +87,11 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
           }}
         />
       </span>
+      {clampNote ? (
+        <span className="param-note" role="status" data-testid={`param-${spec.name}-note`}>
+          {formatParamValue(spec, clampNote.given)} {clampNote.reason}: using {formatParamValue(spec, clampNote.used)}
+        </span>
+      ) : null}
     </div>
   );
 });

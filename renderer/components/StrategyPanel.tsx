@@ -3,11 +3,11 @@
  * Moving a slider only updates the UI store; the plan is recomputed in useWorkbench.
  */
 import { memo, useCallback } from 'react';
-import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { compactOutcome, STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { STRATEGIES, type StrategyName } from '../../shared/strategies/types.js';
 import { formatCompact, formatInt } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
-import { actions } from '../state/store.js';
+import { actions, useStudio } from '../state/store.js';
 import { ParamSlider } from './ParamSlider.js';
 import { PromptsSection } from './PromptsSection.js';
 import { TokenGauge } from './TokenGauge.js';
@@ -18,6 +18,9 @@ export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench
   const onParam = useCallback((name: string, value: number) => actions.setParam(strategy, name, value), [strategy]);
   const changed = wb.specs.some((s) => wb.params[s.name] !== s.default);
   const plan = wb.plan;
+  const force = useStudio((s) => s.force);
+  // The gauge's "after" is what Compact would leave: the plan when it triggers or is forced, else the context as it is.
+  const outcome = plan ? compactOutcome(plan, force) : null;
   const spanTokens = plan ? plan.spans.reduce((sum, s) => sum + s.tokens, 0) : 0;
   return (
     <section className="panel strategy-panel" aria-label="Strategy and parameters">
@@ -48,7 +51,7 @@ export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench
         </div>
       ) : plan ? (
         <>
-          <TokenGauge before={plan.tokensBefore} after={plan.tokensAfter} budget={plan.budget} trigger={plan.trigger} />
+          <TokenGauge before={plan.tokensBefore} after={outcome?.tokensAfter ?? plan.tokensAfter} budget={plan.budget} trigger={plan.trigger} note={outcome?.note ?? null} />
           <div className="plan-stats muted small" data-testid="plan-stats">
             <span>
               <b>{formatInt(plan.spans.length)}</b> span{plan.spans.length === 1 ? '' : 's'} ({formatCompact(spanTokens)} tok)

@@ -11,9 +11,11 @@ export interface TokenGaugeProps {
   after: number;
   budget: number | null;
   trigger: TriggerDecision | null;
+  /** What Force changes (compactOutcome): "Force would run the 3 planned step(s)", or that it does. */
+  note?: string | null;
 }
 
-export const TokenGauge = memo(function TokenGauge({ before, after, budget, trigger }: TokenGaugeProps) {
+export const TokenGauge = memo(function TokenGauge({ before, after, budget, trigger, note = null }: TokenGaugeProps) {
   const scale = Math.max(before, after, budget ?? 0, 1) * 1.06;
   const pct = (n: number) => `${Math.min(100, (n / scale) * 100).toFixed(2)}%`;
   const saved = before > 0 ? 1 - after / before : 0;
@@ -53,6 +55,7 @@ export const TokenGauge = memo(function TokenGauge({ before, after, budget, trig
           <span className="trigger-text">
             <b>{trigger.compact ? 'Would compact' : 'Would not compact'}</b>
             {trigger.level && trigger.level !== 'none' ? <span className="chip">{trigger.level}</span> : null} — {trigger.reason}
+            {note ? <span className="trigger-note" data-testid="trigger-note"> ({note})</span> : null}
           </span>
         </div>
       ) : null}

@@ -43,7 +43,7 @@ function statsLine(stats: Record<string, unknown>): string {
 }
 
 /**
- * A pass run although the trigger said no ("only if triggered" unticked: compact now): the
+ * A pass run although the trigger said no (the Force toggle on): the
  * engine's reason starts with "forced:" and carries the trigger's figures. Said in the
  * notice so a user does not take the summaries for the strategy's own decision.
  */
@@ -208,7 +208,7 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
   const compact = useCallback(async () => {
     if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to compact' });
     const running = studioStore.getState().activeRun;
-    const force = !studioStore.getState().onlyWhenTriggered;
+    const force = studioStore.getState().force;
     if (running && running.status === 'running') {
       // two-line's one task per session: asking again marks the pass to run once more.
       if (strategy === 'two-line' && running.strategy === 'two-line' && running.sessionId === sessionId) {

@@ -64,8 +64,8 @@ export interface StudioState {
   notices: Notice[];
   exportFormat: ExportFormat;
   settingsOpen: boolean;
-  /** Run only when the strategy's trigger fires (compactIfNeeded) instead of unconditionally. */
-  onlyWhenTriggered: boolean;
+  /** Compact runs the pass even when the strategy's trigger says no (off by default: Compact respects the trigger). */
+  force: boolean;
   /** Files being imported right now (the Import button shows it). */
   importing: number;
   /** The import in flight (one request): what the header's indeterminate bar names. */
@@ -108,7 +108,7 @@ function createStudioStore() {
     notices: [],
     exportFormat: persisted.exportFormat ?? 'openai',
     settingsOpen: false,
-    onlyWhenTriggered: false,
+    force: false,
     importing: 0,
     importJob: null,
     exporting: false,
@@ -230,8 +230,8 @@ function createStudioStore() {
       setSettingsOpen(settingsOpen: boolean) {
         set({ settingsOpen });
       },
-      setOnlyWhenTriggered(onlyWhenTriggered: boolean) {
-        set({ onlyWhenTriggered });
+      setForce(force: boolean) {
+        set({ force });
       },
     },
   };

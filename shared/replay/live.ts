@@ -13,7 +13,7 @@
  *
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
-import type { PreparedStrategy } from '../strategies/index.js';
+import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import { stageMetas } from '../strategies/mask-stage.js';
 import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
@@ -157,8 +157,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
     const state = store.state();
-    const input = { turns: stageMetas(prepared.params, prefix), summaries: store.summaries(), state, params: prepared.params };
-    view = def.live.visible ? def.live.visible(input) : def.plan(input).tokensBefore;
+    view = visibleTokens(prepared, { turns: prefix, summaries: store.summaries(), state });
     viewTurns = ix.convCountPrefix[end] - convCountInRanges(ix, (state.droppedRanges ?? []).filter(([a]) => a < end).map(([a, b]) => [a, Math.min(b, end - 1)] as [number, number]));
     lastEnd = end;
   };

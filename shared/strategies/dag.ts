@@ -34,7 +34,12 @@ export type DagParams = {
   leafChunkTokens: number;
   condensedMinFanout: number;
   maxCondenseDepth: number;
+  triggerCount: number;
 };
+
+/** `triggerCount` values: what the trigger measures. */
+export const TRIGGER_VISIBLE = 0;
+export const TRIGGER_REFERENCE = 1;
 
 /** `maxCondenseDepth` value meaning "no limit" (lossless-claw uses -1 for unlimited depth too). */
 export const UNLIMITED_DEPTH = -1;
@@ -116,7 +121,17 @@ export const dagSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unlimitedValue: UNLIMITED_DEPTH,
-    doc: 'Deepest condensed summary allowed; 0 = leaves only, -1 = unlimited (the default, as in lossless-claw).',
+    doc: 'Deepest condensed summary allowed: 0 = leaves only (no condensation at all; leaves accumulate one per chunk), 1 = leaves and one level of parents, ...; -1 = unlimited (the default, as in lossless-claw).',
+  },
+  {
+    name: 'triggerCount',
+    label: 'Trigger counts',
+    default: TRIGGER_VISIBLE,
+    min: 0,
+    max: 1,
+    step: 1,
+    kind: 'int',
+    doc: "What the trigger measures. 0 (default) = the visible context: system turns + uncompacted summaries + turns no summary covers, what the model receives. 1 = lossless-claw's count: every raw turn (summarized or not) + the top-level (uncompacted) summaries; it keeps growing after compaction, so it fires more often.",
   },
   preMaskSpec,
 ];
@@ -157,7 +172,9 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   const tokensBefore = ix.totalTokens - coveredTokens + summaryTokens;
   const threshold = params.tokenBudget * params.contextThreshold;
   const overhead = input.overheadTokens ?? 0;
-  const shouldCompact = tokensBefore + overhead > threshold;
+  // The trigger's measure (triggerCount): the visible context (default), or the reference implementation's count.
+  const measured = params.triggerCount === TRIGGER_REFERENCE ? ix.totalTokens + summaryTokens : tokensBefore;
+  const shouldCompact = measured + overhead > threshold;
 
   // Leaf spans over the uncovered evictable turns.
   const prior = latestLeaf(summaries);
@@ -223,18 +240,24 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   }
   for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
 
+  const countName = params.triggerCount === TRIGGER_REFERENCE ? 'raw turns + top-level summaries' : 'context';
   const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
-  const ctxTokens = tokensBefore + overhead;
+  const ctxTokens = measured + overhead;
   const withOverhead = overhead > 0 ? ` (incl. ${overhead} overhead)` : '';
-  const reason = shouldCompact
-    ? `context ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
-    : `context ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
+  const nothing = spans.length === 0 && condense.length === 0;
+  const protectedWhy =
+    freshTailStart === 0 ? `the fresh tail (last ${params.freshTailCount} turns asked) covers the whole session of ${n} turns` : 'every turn before the fresh tail is summarized already and no depth has enough summaries to condense';
+  const reason = shouldCompact && nothing
+    ? `context ${measured + overhead} tokens > threshold ${Math.floor(threshold)}, but nothing can be evicted: ${protectedWhy}`
+    : shouldCompact
+    ? `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
+    : `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
 
   return {
     strategy: 'dag',
     params,
-    trigger: { compact: shouldCompact, reason, pressure: ctxTokens / params.tokenBudget },
-    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: `fresh tail: last ${n - freshTailStart} turns protected` }],
+    trigger: { compact: shouldCompact && !nothing, reason, pressure: ctxTokens / params.tokenBudget },
+    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, Math.min(n, params.freshTailCount)) }],
     spans,
     condense,
     dag: { nodes, edges },
@@ -242,6 +265,11 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     tokensAfter: tokensBefore + leafDelta + condensedTokenDelta,
     budget: params.tokenBudget,
   };
+}
+
+/** What the fresh tail kept, and why it is larger than asked when a tool cycle made it grow. */
+export function freshTailLabel(kept: number, asked: number): string {
+  return kept > asked ? `fresh tail: last ${kept} turns (${asked} asked, grown to keep a tool call with its result)` : `fresh tail: last ${kept} turns protected`;
 }
 
 /** A summary is projected at its target size, never larger than its source. */
@@ -254,12 +282,13 @@ export const dagStrategy: StrategyRules<DagParams> = {
   label: 'Summary DAG (lossless-claw)',
   prompts: ['leaf', 'condensed-1', 'condensed-2plus'],
   description:
-    'Leaf summaries of ~leafChunkTokens chunks outside a protected fresh tail, condensed depth by depth once condensedMinFanout summaries accumulate; compacts when the visible context exceeds contextThreshold × tokenBudget. Follows lossless-claw (Lossless Context Management).',
+    'Leaf summaries of ~leafChunkTokens chunks outside a protected fresh tail, condensed depth by depth once condensedMinFanout summaries accumulate, up to maxCondenseDepth (0 = leaves only, never condensed; -1 = unlimited). Compacts when the count exceeds contextThreshold × tokenBudget; the count is, by default (triggerCount 0), the visible context (system turns + uncompacted summaries + uncovered turns: what the model receives); triggerCount 1 uses the reference implementation\'s count (all raw turns + top-level summaries). Follows lossless-claw (Lossless Context Management).',
   specs: dagSpecs,
   plan: planDag,
   view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted),
   live: {
-    mayFire: (m, p) => m.contextTokens > p.tokenBudget * p.contextThreshold,
+    // The reference count is never below the visible one: with it, no pruning (no false negatives).
+    mayFire: (m, p) => p.triggerCount === TRIGGER_REFERENCE || m.contextTokens > p.tokenBudget * p.contextThreshold,
     lines: (p) => [
       { label: 'trigger', tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
       { label: 'token budget', tokens: p.tokenBudget },

@@ -56,7 +56,44 @@ export function prepareStrategy(strategy: StrategyName, raw: Record<string, unkn
 
 /** Plans with a prepared strategy: the pre-stages (masking first stage) applied, then the strategy's planner. */
 export function planPrepared(p: PreparedStrategy, input: Omit<PlanInput<Record<string, number>>, 'params'>): Plan<Record<string, number>> {
-  return p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params });
+  return nothingToEvict(p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params }));
+}
+
+/**
+ * THE figure "tokens the model sees" for a variant (the gauge's "now", a run's tokensBefore and
+ * tokensAfter, the live replay's view), in transcript units: every visible turn at the token
+ * count stored at import (so a variant with nothing compacted sees exactly the session's
+ * total), every visible summary at its stored token count, a masked tool result at
+ * MASK_PLACEHOLDER_TOKENS. The strategy says what is visible (`live.visible`, else its
+ * planner's `tokensBefore`). The Context view and the exports count the message list as sent
+ * instead (summary headers, glue turns, converted tool calls, real placeholders:
+ * shared/replay/build.ts), a different figure with its own label.
+ */
+export function visibleTokens(p: PreparedStrategy, input: Omit<PlanInput<Record<string, number>>, 'params'>): number {
+  const staged = { ...input, turns: stageMetas(p.params, input.turns), params: p.params };
+  return p.definition.live.visible ? p.definition.live.visible(staged) : p.definition.plan(staged).tokensBefore;
+}
+
+/**
+ * What Compact will do with a plan: run it when its trigger fires, or when forced (the
+ * explicit choice; the pass then executes the spans the plan lists). Not forced and not
+ * triggered: nothing runs, the model keeps seeing `tokensBefore`. The window's gauge and
+ * the CLI's plan report this, so their "after" is what the pass would leave.
+ */
+export function compactOutcome(plan: Pick<Plan, 'trigger' | 'spans' | 'condense' | 'tokensBefore' | 'tokensAfter'>, force: boolean): { runs: boolean; tokensAfter: number; note: string | null } {
+  const work = plan.spans.length + plan.condense.length;
+  if (plan.trigger.compact) return { runs: true, tokensAfter: plan.tokensAfter, note: null };
+  if (force && work > 0) return { runs: true, tokensAfter: plan.tokensAfter, note: `forced: runs the ${work} planned step(s) although the trigger says no` };
+  return { runs: false, tokensAfter: plan.tokensBefore, note: work > 0 ? `Force would run the ${work} planned step(s)` : null };
+}
+
+/**
+ * A plan that would compact but has nothing to evict (every candidate protected, e.g. a fresh
+ * tail longer than the session) says so instead of "would compact" with 0 spans.
+ */
+function nothingToEvict(plan: Plan<Record<string, number>>): Plan<Record<string, number>> {
+  if (!plan.trigger.compact || plan.spans.length > 0 || plan.condense.length > 0) return plan;
+  return { ...plan, tokensAfter: plan.tokensBefore, trigger: { ...plan.trigger, compact: false, reason: `${plan.trigger.reason}; but nothing can be evicted` } };
 }
 
 /** Resolves raw params and plans (the window's preview and the CLI's `plan`). Throws ParamError on bad params. */

@@ -85,3 +85,60 @@ export function defaultsOf(specs: readonly ParamSpec[]): Record<string, number> 
   for (const s of specs) out[s.name] = s.default;
   return out;
 }
+
+/** An input value the window or the CLI changed to fit its parameter's spec, and why. */
+export interface ParamNote {
+  name: string;
+  given: number;
+  used: number;
+  /** e.g. "is below the minimum 1". */
+  reason: string;
+  /** e.g. "hardCapTokens 0 is below the minimum 1: using 1". */
+  note: string;
+}
+
+/**
+ * Fits one typed value to its spec: below the minimum → the minimum, above the maximum →
+ * the maximum, a fraction for a whole-number parameter → rounded; the unlimited value is
+ * kept. Returns the value used and, when it differs from the input, a note saying so (the
+ * window shows it next to the field, the CLI on stderr and in its --json output).
+ */
+export function clampParam(spec: ParamSpec, given: number): { value: number; note: ParamNote | null } {
+  if (spec.unlimitedValue !== undefined && given === spec.unlimitedValue) return { value: given, note: null };
+  let value = given;
+  let why = '';
+  if (value < spec.min) {
+    value = spec.min;
+    why = `is below the minimum ${spec.min}`;
+  } else if (spec.max !== null && value > spec.max) {
+    value = spec.max;
+    why = `is above the maximum ${spec.max}`;
+  }
+  if (spec.kind !== 'float' && !Number.isInteger(value)) {
+    value = Math.round(value);
+    if (!why) why = 'is not a whole number';
+  }
+  if (value === given) return { value, note: null };
+  return { value, note: { name: spec.name, given, used: value, reason: why, note: `${spec.name} ${given} ${why}: using ${value}` } };
+}
+
+/**
+ * Raw parameters with every numeric value fitted to its spec (`clampParam`), and the notes.
+ * Unknown names and non-numbers pass through unchanged: `resolveParams` rejects them.
+ */
+export function clampParams(specs: readonly ParamSpec[], raw: Record<string, unknown> | undefined): { params: Record<string, unknown>; notes: ParamNote[] } {
+  const params: Record<string, unknown> = { ...(raw ?? {}) };
+  const notes: ParamNote[] = [];
+  for (const spec of specs) {
+    const v = params[spec.name];
+    if (v === undefined || v === null || v === '') continue;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (!Number.isFinite(n)) continue;
+    const { value, note } = clampParam(spec, n);
+    if (note) {
+      params[spec.name] = value;
+      notes.push(note);
+    }
+  }
+  return { params, notes };
+}

@@ -151,6 +151,19 @@ export function truncationCut(ix: SpanIndex, d: WatermarkDecision, keptSummaryTo
   return Math.min(limit, safeCutAtOrAfter(ix, lo));
 }
 
+/**
+ * The preserved turns as the pass leaves them: the last `preserveRecentTurns` conversation
+ * turns, more when the watermark stops earlier to keep a tool cycle whole (those turns stay too).
+ */
+function preservedLabel(ix: SpanIndex, d: WatermarkDecision, asked: number): string {
+  const end = ix.count;
+  const stop = d.newWatermark ?? (d.candidateWatermark > d.currentWatermark ? d.candidateWatermark : d.tailStart);
+  const kept = convCountIn(ix, Math.min(stop, d.tailStart), end);
+  const available = convCountIn(ix, d.prefixEnd, end);
+  if (kept > asked && kept > Math.min(asked, available) && stop < d.tailStart) return `last ${kept} turns preserved (${asked} asked, grown to keep a tool call with its result)`;
+  return `last ${convCountIn(ix, d.tailStart, end)} turns preserved`;
+}
+
 export function planWatermark(input: PlanInput<WatermarkParams>): Plan<WatermarkParams> {
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
@@ -161,7 +174,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const boundaries: PlanBoundary[] = [
     { kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` },
     { kind: 'watermark', position: d.newWatermark ?? d.currentWatermark, label: d.newWatermark !== null ? `watermark after this pass: ${d.newWatermark}` : `watermark: ${d.currentWatermark}` },
-    { kind: 'preserved-tail', position: d.tailStart, label: `last ${params.preserveRecentTurns} turns preserved` },
+    { kind: 'preserved-tail', position: d.tailStart, label: preservedLabel(ix, d, params.preserveRecentTurns) },
   ];
   const nodes: ProjectedNode[] = summaries.map((s) => ({ id: `s${s.id}`, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted }));
   const edges: Array<{ source: string; target: string }> = [];

@@ -47,9 +47,15 @@ export const windowSpecs: readonly ParamSpec[] = [
     step: 1,
     kind: 'int',
     unit: 'turns',
-    doc: 'Most recent conversation turns kept. Default 10 (OpenHands RecentEventsCondenser max_events=10).',
+    doc: 'Most recent conversation turns kept, IN ADDITION to the first keepFirst (OpenHands counts its max_events=10 with the head included; for its exact count set maxTurns = max_events − keep_first = 9). Default 10.',
   },
 ];
+
+/** A kept end of the window, and why it is larger than asked when a tool cycle made it grow. */
+function keptLabel(end: 'first' | 'last', kept: number, asked: number): string {
+  const param = end === 'first' ? 'keepFirst' : 'maxTurns';
+  return kept > asked ? `${end} ${kept} turns kept (${param} ${asked}, grown to keep a tool call with its result)` : `${end} ${kept} turns kept (${param})`;
+}
 
 export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
   const { turns, params } = input;
@@ -83,8 +89,8 @@ export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
     boundaries:
       spans.length > 0
         ? [
-            { kind: 'kept-window', position: headEnd, label: `first ${convCountIn(ix, 0, headEnd)} turns kept` },
-            { kind: 'kept-window', position: tailStart, label: `last ${convCountIn(ix, tailStart, n)} turns kept` },
+            { kind: 'kept-window', position: headEnd, label: keptLabel('first', convCountIn(ix, 0, headEnd), params.keepFirst) },
+            { kind: 'kept-window', position: tailStart, label: keptLabel('last', convCountIn(ix, tailStart, n), params.maxTurns) },
           ]
         : [],
     spans,
@@ -100,7 +106,7 @@ export const windowStrategy: StrategyRules<WindowParams> = {
   name: 'window',
   label: 'Recent window',
   description:
-    'Model-free: keeps the first keepFirst and the last maxTurns conversation turns and drops the middle, tool-cycle safe. After OpenHands RecentEventsCondenser.',
+    "Model-free: keeps the first keepFirst conversation turns PLUS the last maxTurns and drops the middle, tool-cycle safe (either end grows to keep a tool call with its result). After OpenHands RecentEventsCondenser, counted differently on purpose: its max_events includes the head (it keeps keep_first + max_events − keep_first events), here maxTurns is the recent part alone, so the kept total is keepFirst + maxTurns (OpenHands' max_events 10 = keepFirst 1 + maxTurns 9). System turns are never dropped nor counted.",
   specs: windowSpecs,
   plan: planWindow,
   view: ({ turns, state }) => droppedCandidates(turns, state),

@@ -50,7 +50,13 @@ test('the demo compacts at the defaults, masking shows its compacted state, merg
   await expect(page.getByTestId('trigger-decision')).toHaveAttribute('data-compact', 'false');
   await snap(page, '30-demo-start');
 
-  // Compact with the defaults: summaries, and the notice says the trigger would not have fired.
+  // Compact respects the trigger by default: the gauge's "after" stays at "now" and the line says Force would run the plan.
+  await expect(page.getByTestId('trigger-note')).toContainText('Force would run the');
+  await expect(page.getByTestId('force-toggle')).not.toBeChecked();
+  // Forced (the explicit choice): summaries, and the notice says the trigger would not have fired.
+  await page.getByTestId('force-toggle').check();
+  await expect(page.getByTestId('compact-button')).toHaveText('Compact (forced)');
+  await snap(page, '31-demo-force');
   await page.getByTestId('compact-button').click();
   const progress = page.getByTestId('compaction-progress');
   await expect(progress).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });

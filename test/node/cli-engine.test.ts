@@ -52,7 +52,7 @@ describe('plan', () => {
     expect(r.stderr).toBe('');
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ sessionId: 1, strategy: 'dag', variantId: null, trigger: { compact: true }, tokensBefore: 140001 });
-    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, preMaskWindow: -1 });
+    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1 });
     expect(plan.boundaries[0]).toMatchObject({ kind: 'fresh-tail', position: 289 });
     expect(plan.spans).toHaveLength(18);
     expect(plan.spans[0]).toMatchObject({ id: 'p0', purpose: 'leaf', firstPosition: 0, lastPosition: 4 });
@@ -81,7 +81,7 @@ describe('compact', () => {
     expect(Object.keys(out)).toEqual(['variantId', 'runId', 'status', 'stats']);
     expect(out).toMatchObject({ variantId: 1, runId: 1, status: 'completed' });
     // As in engine.test.ts: 18 leaves + 1 condensed; 139,992 = the normalized replay of the 140,001 stored tokens.
-    expect(out.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tokensBefore: 139992, leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 } });
+    expect(out.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tokensBefore: 140001, leafSummariesCreated: 18, condensedSummariesCreated: 1, turnsCompacted: 289, tiersUsed: { normal: 19 } });
     expect(out.stats.tokensAfter).toBeLessThan(6000);
 
     const second = JSON.parse((await cli(['compact', '1', '--strategy', 'dag', ...SET, '--json'])).stdout);
@@ -98,9 +98,10 @@ describe('compact', () => {
     expect((await cli(['compact', '1', '--strategy', 'masking'])).code).toBe(0);
     const table = (await cli(['variants', '1'])).stdout.split('\n');
     expect(table[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STRATEGY', 'PARAMETERS', 'SUMMARIZER', 'RUNS', 'FIRINGS', 'TOKENS SENT', 'SUMM. CALLS', 'COST', 'RETENTION', 'LAST RUN']);
-    // Only the parameters away from the defaults; no replay yet, so its columns are '-'.
+    // Only the parameters away from the defaults; no replay yet, so its replay columns are '-';
+    // retention is its live pass summaries' ledger (all facts kept / all facts of their spans).
     const cells = (line: string) => line.trim().split(/\s{2,}/);
-    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '-', expect.stringMatching(/ pass completed$/)]);
+    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '29%', expect.stringMatching(/ pass completed$/)]);
     expect(cells(table[2]).slice(0, 4)).toEqual(['2', '-', 'masking', 'defaults']);
     const renamed = await cli(['variants', '1', '--rename', '1', '--name', 'tight dag']);
     expect(renamed).toMatchObject({ code: 0, stdout: 'Renamed variant 1 to "tight dag".\n' });
@@ -115,12 +116,12 @@ describe('compact', () => {
   });
 
   it('bad parameters and strategies are errors on stderr with an exit code, stdout stays empty', async () => {
-    const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=-3']);
+    const bad = await cli(['compact', '1', '--strategy', 'dag', '--set', 'freshTailCount=many']);
     expect(bad).toMatchObject({ code: 1, stdout: '' });
-    expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be between 0 and/);
+    expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be a number, got "many"/);
     const badJson = await cli(['compact', '1', '--strategy', 'dag', '--set', 'oops=1', '--json']);
     expect(badJson).toMatchObject({ code: 1, stdout: '' });
-    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, preMaskWindow)" } });
+    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, triggerCount, preMaskWindow)" } });
     const strategy = await cli(['compact', '1', '--strategy', 'nope']);
     expect(strategy.code).toBe(2);
     expect(strategy.stderr).toContain('unknown strategy "nope"');
@@ -266,5 +267,29 @@ describe('progress bar', () => {
       'progress: 6/8 summaries (75%), 600 tokens',
       'progress: 8/8 summaries (100%), 800 tokens',
     ]);
+  });
+});
+
+describe('clamped parameters', () => {
+  it('a --set value out of range is used at the nearest allowed value, said on stderr and in --json (paramNotes)', async () => {
+    // hardCapTokens min 1, preserveRecentTurns a whole number: 0 -> 1 and 2.6 -> 3.
+    const r = await cli(['plan', '1', '--strategy', 'watermark', '--set', 'hardCapTokens=0', '--set', 'preserveRecentTurns=2.6', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('compaction-studio: note: hardCapTokens 0 is below the minimum 1: using 1\ncompaction-studio: note: preserveRecentTurns 2.6 is not a whole number: using 3\n');
+    const plan = JSON.parse(r.stdout);
+    expect(plan.params).toMatchObject({ hardCapTokens: 1, preserveRecentTurns: 3 });
+    expect(plan.paramNotes).toEqual([
+      { name: 'hardCapTokens', given: 0, used: 1, reason: 'is below the minimum 1', note: 'hardCapTokens 0 is below the minimum 1: using 1' },
+      { name: 'preserveRecentTurns', given: 2.6, used: 3, reason: 'is not a whole number', note: 'preserveRecentTurns 2.6 is not a whole number: using 3' },
+    ]);
+    // compact says it too, and runs with the fitted value (rolling's compactionCount max 99).
+    const c = await cli(['compact', '1', '--strategy', 'rolling', '--set', 'compactionCount=150', '--json']);
+    expect(c.code).toBe(0);
+    expect(c.stderr).toContain('compaction-studio: note: compactionCount 150 is above the maximum 99: using 99');
+    expect(JSON.parse(c.stdout).paramNotes).toEqual([{ name: 'compactionCount', given: 150, used: 99, reason: 'is above the maximum 99', note: 'compactionCount 150 is above the maximum 99: using 99' }]);
+    // An allowed value gives no note and no paramNotes field.
+    const ok = await cli(['plan', '1', '--strategy', 'watermark', '--set', 'hardCapTokens=1', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(JSON.parse(ok.stdout).paramNotes).toBeUndefined();
   });
 });

@@ -76,7 +76,6 @@ describe('every strategy on every fixture session', () => {
     const problems: string[] = [];
     for (const o of first) {
       const replay = replayFor(f.db, o.result.variantId);
-      expect(replay.totalTokens).toBe(o.result.stats.tokensAfter);
       for (const rules of ['openai', 'anthropic'] as const) for (const p of validateMessages(replay.messages, rules)) problems.push(`${o.strategy} #${o.session} ${rules}: ${p.message}`);
     }
     expect(problems).toEqual([]);

@@ -6,7 +6,7 @@ import { planFor } from '../../shared/strategies/index.js';
 import type { ExistingSummary, Plan } from '../../shared/strategies/types.js';
 import { idsOf, metasOf } from '../helpers/synthetic-turns.js';
 
-const P: DagParams = { contextThreshold: 0.75, tokenBudget: 50000, freshTailCount: 16, leafChunkTokens: 5000, condensedMinFanout: 4, maxCondenseDepth: -1 };
+const P: DagParams = { contextThreshold: 0.75, tokenBudget: 50000, freshTailCount: 16, leafChunkTokens: 5000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0 };
 const ua = (k: number) => 'ua'.repeat(k);
 const ranges = (plan: Plan<DagParams>) => plan.spans.map((s) => [s.firstPosition, s.lastPosition]);
 
@@ -51,7 +51,7 @@ describe('dag planner: leaf pass', () => {
     const turns = metasOf(ua(11) + 'uc' + 'ra' + ua(7), { tokens: 1000 });
     const plan = planDag({ turns, summaries: [], state: {}, params: P });
     expect(plan.boundaries[0].position).toBe(23);
-    expect(plan.boundaries[0].label).toBe('fresh tail: last 17 turns protected');
+    expect(plan.boundaries[0].label).toBe('fresh tail: last 17 turns (16 asked, grown to keep a tool call with its result)');
     expect(Math.max(...plan.spans.map((s) => s.lastPosition))).toBe(22);
   });
 
@@ -126,7 +126,7 @@ describe('dag planner: condensation', () => {
   });
 
   it('stops at maxCondenseDepth, and 0 means leaves only', () => {
-    const one = planDag({ ...layered(), params: { ...P, leafChunkTokens: 3000, maxCondenseDepth: 1 } });
+    const one = planDag({ ...layered(), params: { ...P, leafChunkTokens: 3000, maxCondenseDepth: 1, triggerCount: 0 } });
     expect(one.condense.map((c) => c.id)).toEqual(['p5']);
     expect(one.tokensAfter).toBe(24000);
     const none = planDag({ ...layered(), params: { ...P, leafChunkTokens: 3000, maxCondenseDepth: 0 } });
@@ -148,7 +148,7 @@ describe('dag planner: contract', () => {
 
   it('resolves the issue defaults through the registry', () => {
     const plan = planFor('dag', { turns: metasOf(ua(20)), summaries: [], state: {}, params: {} });
-    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1, preMaskWindow: -1 });
+    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1 });
     expect(() => planFor('dag', { turns: [], summaries: [], state: {}, params: { condensedMinFanout: 1 } })).toThrow(/condensedMinFanout/);
   });
 
@@ -168,9 +168,9 @@ describe('dag planner on every real fixture session', () => {
   afterAll(() => f.close());
 
   const paramSets: DagParams[] = [
-    { contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1 },
-    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 4, leafChunkTokens: 1500, condensedMinFanout: 2, maxCondenseDepth: -1 },
-    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 1, leafChunkTokens: 300, condensedMinFanout: 3, maxCondenseDepth: 1 },
+    { contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0 },
+    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 4, leafChunkTokens: 1500, condensedMinFanout: 2, maxCondenseDepth: -1, triggerCount: 0 },
+    { contextThreshold: 0.5, tokenBudget: 20000, freshTailCount: 1, leafChunkTokens: 300, condensedMinFanout: 3, maxCondenseDepth: 1, triggerCount: 0 },
   ];
 
   it('never summarizes the fresh tail or a system turn, covers every other turn once, and splits no tool cycle', () => {
@@ -218,7 +218,7 @@ describe('dag planner on every real fixture session', () => {
     expect(tight.trigger.compact).toBe(true);
     expect(tight.trigger.pressure).toBe(1.40001);
     // the tail would start at 290, which answers the call at 289: it grows to 17 turns
-    expect(tight.boundaries[0]).toEqual({ kind: 'fresh-tail', position: 289, label: 'fresh tail: last 17 turns protected' });
+    expect(tight.boundaries[0]).toEqual({ kind: 'fresh-tail', position: 289, label: 'fresh tail: last 17 turns (16 asked, grown to keep a tool call with its result)' });
     expect(tight.spans.map((x) => [x.firstPosition, x.lastPosition, x.tokens])).toEqual([
       [0, 4, 4041],
       [5, 14, 19759],

@@ -213,7 +213,7 @@ describe('the editor’s line diff', () => {
 });
 
 describe('edited templates through the service', () => {
-  it('setSettings keeps them, refuses an unknown template id, and resolveVariant gives the edited variant its version and text', async () => {
+  it('setSettings keeps them, refuses an unknown template id, and a saved variant gets the edited its version and text', async () => {
     const dir = tempDir('cs-prompts-svc-');
     const service = await createStudioService({ dbPath: dir.dbPath, resourcesDir: path.join(dir.dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
     try {
@@ -228,10 +228,10 @@ describe('edited templates through the service', () => {
       const edited = `${DEFAULT_PROMPT_TEMPLATES.rolling}\nKeep the user's exact words.`;
       const saved = ok<Settings>(await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: server.baseURL, model: 'fake-model', prompts: { rolling: edited } } }));
       expect(saved.summarizer.prompts).toEqual({ rolling: edited });
-      const rolling = ok<VariantInfo>(await service.dispatch('resolveVariant', { sessionId: id, strategy: 'rolling', params: {} }));
+      const rolling = ok<VariantInfo>(await service.dispatch('saveVariant', { sessionId: id, strategy: 'rolling', params: {} }));
       expect(rolling.summarizer).toMatchObject({ promptVersion: openAiPromptVersion({ rolling: edited }), prompts: { rolling: edited } });
       // dag does not use the rolling template: its variant keeps the default version and no overrides
-      const dag = ok<VariantInfo>(await service.dispatch('resolveVariant', { sessionId: id, strategy: 'dag', params: {} }));
+      const dag = ok<VariantInfo>(await service.dispatch('saveVariant', { sessionId: id, strategy: 'dag', params: {} }));
       expect(dag.summarizer.promptVersion).toBe(OPENAI_PROMPT_VERSION);
       expect(dag.summarizer.prompts).toBeUndefined();
     } finally {

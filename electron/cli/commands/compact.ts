@@ -6,7 +6,7 @@
  */
 import { runCompaction } from '../../engine/engine.js';
 import { CliError, requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
-import { asCliError, concurrencyArg, paramsArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
+import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 
 export const command: CliCommand = {
   name: 'compact',
@@ -27,7 +27,7 @@ export const command: CliCommand = {
     const db = ctx.openDb();
     const session = requireSession(db, ctx.positionals[0]);
     const strategy = strategyArg(ctx);
-    const params = paramsArg(ctx);
+    const { params, notes } = clampedParamsArg(ctx, strategy);
     const summarizer = summarizerArg(ctx);
     const concurrency = concurrencyArg(ctx);
     const asOf = stringOption(ctx, 'as-of-call');
@@ -51,7 +51,7 @@ export const command: CliCommand = {
     } finally {
       bar.finish();
     }
-    if (ctx.jsonMode) ctx.json({ variantId: result.variantId, runId: result.runId, status: result.status, stats: result.stats, ...(result.error ? { error: result.error } : {}) });
+    if (ctx.jsonMode) ctx.json({ variantId: result.variantId, runId: result.runId, status: result.status, stats: result.stats, ...(result.error ? { error: result.error } : {}), ...(notes.length > 0 ? { paramNotes: notes } : {}) });
     else {
       const s = result.stats;
       ctx.out(`Run ${result.runId} of variant ${result.variantId} (${strategy}): ${result.status}${typeof s.reason === 'string' ? ` — ${s.reason}` : ''}`);

@@ -4,7 +4,8 @@
  * progress bar for passes.
  */
 import { STRATEGIES, type StrategyName } from '../../../shared/strategies/types.js';
-import { ParamError } from '../../../shared/strategies/params.js';
+import { clampParams, ParamError, type ParamNote } from '../../../shared/strategies/params.js';
+import { STRATEGY_DEFINITIONS } from '../../../shared/strategies/index.js';
 import type { SummarizerConfig } from '../../../shared/contract.js';
 import { EngineError, type RunProgress } from '../../engine/engine.js';
 import type { SummarizerSetup } from '../../summarize/index.js';
@@ -38,6 +39,17 @@ export function paramsArg(ctx: CommandContext): Record<string, string> {
     if (eq <= 0) throw new UsageError(`--set expects KEY=VALUE, got "${item}"`);
     out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
   }
+  return out;
+}
+
+/**
+ * `--set` values fitted to the strategy's specs (shared `clampParams`): a value out of range
+ * (or a fraction for a whole-number parameter) is used at the nearest allowed value, and a
+ * note says so on stderr; the commands put the same notes in their --json output (`paramNotes`).
+ */
+export function clampedParamsArg(ctx: CommandContext, strategy: StrategyName): { params: Record<string, unknown>; notes: ParamNote[] } {
+  const out = clampParams(STRATEGY_DEFINITIONS[strategy].specs, paramsArg(ctx));
+  for (const n of out.notes) ctx.err(`compaction-studio: note: ${n.note}`);
   return out;
 }
 

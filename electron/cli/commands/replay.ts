@@ -7,7 +7,7 @@
  */
 import { runReplay } from '../../engine/replay.js';
 import { CliError, requireSession, type CliCommand } from '../framework.js';
-import { asCliError, concurrencyArg, paramsArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
+import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 import type { ReplayTimeline } from '../../../shared/contract.js';
 
 /** The CLI's --json document of a replay (the issue's shape; `calls` with --timeline). */
@@ -52,12 +52,14 @@ export const command: CliCommand = {
       return n;
     };
     const bar = new ProgressBar(ctx.stderr, { jsonMode: ctx.jsonMode, stdoutIsTTY: ctx.stdout.isTTY });
+    const strategy = strategyArg(ctx);
+    const { params, notes } = clampedParamsArg(ctx, strategy);
     let result;
     try {
       result = await runReplay(db, {
         sessionId: session.id,
-        strategy: strategyArg(ctx),
-        params: paramsArg(ctx),
+        strategy,
+        params,
         summarizer: summarizerArg(ctx),
         concurrency: concurrencyArg(ctx),
         overheadTokens: int('overhead'),
@@ -73,7 +75,7 @@ export const command: CliCommand = {
     if (result.status === 'cancelled') throw new CliError(`replay ${result.runId} cancelled: nothing was written`, 'cancelled', 130);
     if (result.status !== 'completed' || !result.timeline) throw new CliError(`replay ${result.runId} failed: ${result.error}`, 'run_failed', 1);
     const t = result.timeline;
-    if (ctx.jsonMode) ctx.json(replayReport(t, ctx.options.timeline === true));
+    if (ctx.jsonMode) ctx.json({ ...replayReport(t, ctx.options.timeline === true), ...(notes.length > 0 ? { paramNotes: notes } : {}) });
     else {
       const usd = (x: number) => `$${x.toFixed(4)}`;
       ctx.out(`Replay ${t.runId} of variant ${t.variantId} (${t.strategy}) over ${t.totals.modelCalls} model calls; context = ${Math.round(t.contextModel.a)} + ${t.contextModel.b.toFixed(3)} × transcript (${t.contextModel.source}); priced as ${t.pricing.model}${t.pricing.known ? '' : ' (unlisted: 0)'}, ${t.pricing.ttl} cache`);
