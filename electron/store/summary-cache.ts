@@ -16,6 +16,17 @@ export interface CachedSummary {
   tokenCount: number;
   tier: SummaryTier;
   model: string;
+  /** The prompt version that produced it (migration 9; null on older rows). */
+  promptVersion?: string | null;
+  /** Items (turns or child summaries) in the span it summarizes. */
+  spanCount?: number | null;
+}
+
+/** A cache row with its bookkeeping (the watermark design's cache row). */
+export interface CacheRow extends CachedSummary {
+  key: string;
+  /** Times it was served from the cache. */
+  useCount: number;
 }
 
 function nextUse(db: DB): number {
@@ -29,7 +40,7 @@ export function cacheGet(db: DB, key: string): CachedSummary | null {
     | { text: string; token_count: number; tier: SummaryTier; model: string }
     | undefined;
   if (!row) return null;
-  db.prepare('UPDATE summary_cache SET last_used = ? WHERE cache_key = ?').run(nextUse(db), key);
+  db.prepare('UPDATE summary_cache SET last_used = ?, use_count = use_count + 1 WHERE cache_key = ?').run(nextUse(db), key);
   return { text: row.text, tokenCount: row.token_count, tier: row.tier, model: row.model };
 }
 
@@ -37,9 +48,10 @@ export function cacheGet(db: DB, key: string): CachedSummary | null {
 export function cachePut(db: DB, key: string, entry: CachedSummary, limit: number = DEFAULT_CACHE_LIMIT): void {
   writeTransaction(db, () => {
     db.prepare(
-      `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used) VALUES (?,?,?,?,?,?,?)
-       ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used`,
-    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db));
+      `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count) VALUES (?,?,?,?,?,?,?,?,?)
+       ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used,
+         prompt_version = excluded.prompt_version, span_count = excluded.span_count`,
+    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null);
     const { n } = db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number };
     if (n > limit) {
       db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);
@@ -49,4 +61,12 @@ export function cachePut(db: DB, key: string, entry: CachedSummary, limit: numbe
 
 export function cacheSize(db: DB): number {
   return (db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number }).n;
+}
+
+/** One row with its bookkeeping, or null (tests, the CLI). */
+export function cacheRow(db: DB, key: string): CacheRow | null {
+  const r = db.prepare('SELECT cache_key, text, token_count, tier, model, prompt_version, span_count, use_count FROM summary_cache WHERE cache_key = ?').get(key) as
+    | { cache_key: string; text: string; token_count: number; tier: SummaryTier; model: string; prompt_version: string | null; span_count: number | null; use_count: number }
+    | undefined;
+  return r ? { key: r.cache_key, text: r.text, tokenCount: r.token_count, tier: r.tier, model: r.model, promptVersion: r.prompt_version, spanCount: r.span_count, useCount: r.use_count } : null;
 }

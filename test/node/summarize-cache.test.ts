@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { summaryCacheKey } from '../../electron/summarize/cache.js';
-import { cacheGet, cachePut, cacheSize } from '../../electron/store/summary-cache.js';
+import { cacheGet, cachePut, cacheRow, cacheSize } from '../../electron/store/summary-cache.js';
+import { EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
 import { rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
@@ -103,6 +104,10 @@ describe('tier ladder', () => {
     const second = await ladder(model);
     expect(model.calls).toHaveLength(2);
     expect(second).toMatchObject({ tier: 'aggressive', calls: 0, cacheHit: true, text: first.text });
+    // The row as the watermark design lists it: prompt version, span count (2 turns), use count (1 hit).
+    expect(cacheRow(db, second.cacheKey)).toMatchObject({ promptVersion: 'p1', spanCount: 2, useCount: 1, tier: 'aggressive', model: 'scripted' });
+    await ladder(model);
+    expect(cacheRow(db, second.cacheKey)?.useCount).toBe(2);
   });
 
   it('a fallback result is cached too, so an unchanged re-run makes zero calls', async () => {
@@ -113,6 +118,8 @@ describe('tier ladder', () => {
     expect(first.text.startsWith('[Extractive leaf summary of 2 items (1 user, 1 assistant)]')).toBe(true);
     await ladder(model);
     expect(model.calls).toHaveLength(2);
+    // The fallback row names the extractive rules that wrote it, not the model's prompt.
+    expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 1 });
   });
 
   it('the extractive summarizer stays on the normal tier for a real span', async () => {
