@@ -14,6 +14,7 @@
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
 import type { PreparedStrategy } from '../strategies/index.js';
+import type { LiveMeasure } from '../strategies/strategy.js';
 import { stageMetas } from '../strategies/mask-stage.js';
 import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
@@ -49,20 +50,49 @@ export interface ContextModel {
 
 export const contextOf = (m: ContextModel, viewTokens: number): number => Math.round(m.a + m.b * viewTokens);
 
+/**
+ * The per-call output of a live replay, one typed array per field (index = call): a
+ * replay of 100,000 turns writes ~50,000 calls on every slider frame, and a record object
+ * per call cost more than the loop itself. `liveCallRecord` reads one call as an object.
+ */
+export interface LiveCalls {
+  count: number;
+  position: Int32Array;
+  /** Tokens of the raw transcript before the call (no compaction). */
+  transcriptTokens: Float64Array;
+  /** Tokens of the variant's view before the call (transcript units). */
+  viewTokens: Float64Array;
+  /** What the model received: contextOf(view). */
+  contextTokens: Float64Array;
+  /** Leading tokens identical to the previous call's prompt (prompt-cache reuse); 0 for the first call. */
+  sharedPrefixTokens: Float64Array;
+  outputTokens: Float64Array;
+  /** NaN where the source recorded no time. */
+  timestampMs: Float64Array;
+  /** 1 where the variant's view changed before the call (a firing or a commit landed). */
+  fired: Uint8Array;
+}
+
+/** One call of a live replay, as an object (tests and readouts; the loop writes columns). */
 export interface LiveCallRecord {
   call: number;
   position: number;
-  /** Tokens of the raw transcript before the call (no compaction). */
   transcriptTokens: number;
-  /** Tokens of the variant's view before the call (transcript units). */
   viewTokens: number;
-  /** What the model received: contextOf(view). */
   contextTokens: number;
-  /** Leading tokens identical to the previous call's prompt (prompt-cache reuse); 0 for the first call. */
   sharedPrefixTokens: number;
   outputTokens: number;
   timestampMs: number | null;
   fired: boolean;
+}
+
+export function liveCallRecord(c: LiveCalls, k: number): LiveCallRecord {
+  const t = c.timestampMs[k];
+  return { call: k, position: c.position[k], transcriptTokens: c.transcriptTokens[k], viewTokens: c.viewTokens[k], contextTokens: c.contextTokens[k], sharedPrefixTokens: c.sharedPrefixTokens[k], outputTokens: c.outputTokens[k], timestampMs: Number.isNaN(t) ? null : t, fired: c.fired[k] === 1 };
+}
+
+export function newLiveCalls(n: number): LiveCalls {
+  return { count: n, position: new Int32Array(n), transcriptTokens: new Float64Array(n), viewTokens: new Float64Array(n), contextTokens: new Float64Array(n), sharedPrefixTokens: new Float64Array(n), outputTokens: new Float64Array(n), timestampMs: new Float64Array(n), fired: new Uint8Array(n) };
 }
 
 export interface LiveFiring {
@@ -114,21 +144,29 @@ export interface LiveOptions {
 }
 
 export interface LiveResult {
-  calls: LiveCallRecord[];
+  calls: LiveCalls;
   firings: LiveFiring[];
   state: VariantState;
 }
 
 /** Positions of the model calls: every assistant turn (a turn = one model call after the importers' grouping). */
 export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) => { timestampMs: number | null; outputTokens: number | null; reportedContext?: number | null }): LiveCall[] {
+  // Without extras the calls are a function of the (immutable) turn array: one list per array, not one per slider frame.
+  if (!extra) {
+    const known = plainCalls.get(metas);
+    if (known) return known;
+  }
   const out: LiveCall[] = [];
   for (const m of metas) {
     if (m.role !== 'assistant') continue;
     const e = extra?.(m.position);
     out.push({ position: m.position, timestampMs: e?.timestampMs ?? null, outputTokens: e?.outputTokens ?? m.tokenCount, reportedContext: e?.reportedContext ?? null });
   }
+  if (!extra) plainCalls.set(metas, out);
   return out;
 }
+
+const plainCalls = new WeakMap<readonly TurnMeta[], LiveCall[]>();
 
 export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const { prepared, metas, calls, model, store } = o;
@@ -140,7 +178,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const resultsPrefix = new Int32Array(metas.length + 1);
   for (let i = 0; i < metas.length; i++) resultsPrefix[i + 1] = resultsPrefix[i] + (metas[i].cycleStart < metas[i].position ? 1 : 0);
 
-  const records: LiveCallRecord[] = [];
+  const n = calls.length;
+  const out = newLiveCalls(n);
   const firings: LiveFiring[] = [];
   // The view's tokens and conversation turns as of `lastEnd` (recomputed after each firing).
   let view = 0;
@@ -239,48 +278,60 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     return { changedAt: firstChanged(changes.created, changes.compacted, before, after), outcome };
   };
 
-  for (let k = 0; k < calls.length; k++) {
+  // The turns before the call at `end`, with their span index as an O(1) view on the session's.
+  // One array grows with the session (calls come in position order): no copy per firing.
+  let prefixEnd = -1;
+  const prefixAt = (end: number): TurnMeta[] => {
+    if (prefixEnd !== end) {
+      while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
+      prefixIndex(ix, grownPrefix);
+      prefixEnd = end;
+    }
+    return grownPrefix;
+  };
+  // One measure object, refilled per call: mayFire reads it and keeps nothing.
+  const measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
+  const fire = async (ctx: PassContext) => {
+    const out = await def.pass(ctx, prepared.params);
+    if (out.status === 'skipped') skippedHeadroom = out.headroomTokens;
+    return out;
+  };
+  let skippedHeadroom: number | undefined;
+
+  for (let k = 0; k < n; k++) {
     if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    await o.beforeCall?.(k);
+    if (o.beforeCall) {
+      const wait = o.beforeCall(k);
+      if (wait) await wait;
+    }
     const call = calls[k];
     const end = call.position;
-    let prefix: TurnMeta[] | null = null;
-    // The turns before the call, with their span index as an O(1) view on the session's. One
-    // array grows with the session (calls come in position order): no copy per firing.
-    const prefixOf = () => {
-      if (!prefix) {
-        while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
-        prefixIndex(ix, grownPrefix);
-        prefix = grownPrefix;
-      }
-      return prefix;
-    };
     let changedAt = Infinity;
     let fired = false;
 
     if (pending && k >= pending.due) {
       const p = pending;
       pending = null;
-      const r = await runAt(k, end, prefixOf(), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
+      const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
       if (r && r.changedAt < Infinity) {
         fired = true;
         changedAt = Math.min(changedAt, r.changedAt);
       }
     }
 
-    const measure = { contextTokens: contextAt(k, end), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
+    measure.contextTokens = contextAt(k, end);
+    measure.viewTurns = viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd];
+    measure.newToolCycles = resultsPrefix[end] - cyclesAtFire;
     if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
-      let skipped: PassOutcome | null = null;
-      const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', async (ctx) => {
-        const out = await def.pass(ctx, prepared.params);
-        if (out.status === 'skipped') skipped = out;
-        return out;
-      });
+      skippedHeadroom = undefined;
+      const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
       cyclesAtFire = resultsPrefix[end];
-      const headroom = (skipped as PassOutcome | null)?.headroomTokens;
-      quietUntil = headroom !== undefined ? tokenPrefix[end] + headroom : 0;
+      quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
       if (r) {
-        if (r.outcome.deferred) pending = { due: k + delay, commit: (at) => r.outcome.deferred!.commit(at) };
+        if (r.outcome.deferred) {
+          const deferred = r.outcome.deferred;
+          pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+        }
         if (r.changedAt < Infinity) {
           fired = true;
           changedAt = Math.min(changedAt, r.changedAt);
@@ -290,11 +341,17 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
 
     const viewTokens = viewAt(end);
     const contextTokens = contextAt(k, end);
-    const sharedPrefixTokens = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
-    records.push({ call: k, position: end, transcriptTokens: tokenPrefix[end], viewTokens, contextTokens, sharedPrefixTokens, outputTokens: call.outputTokens, timestampMs: call.timestampMs, fired });
+    out.position[k] = end;
+    out.transcriptTokens[k] = tokenPrefix[end];
+    out.viewTokens[k] = viewTokens;
+    out.contextTokens[k] = contextTokens;
+    out.sharedPrefixTokens[k] = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
+    out.outputTokens[k] = call.outputTokens;
+    out.timestampMs[k] = call.timestampMs ?? NaN;
+    out.fired[k] = fired ? 1 : 0;
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
     prevContext = contextTokens;
-    o.onProgress?.(k + 1, calls.length, firings.length);
+    o.onProgress?.(k + 1, n, firings.length);
   }
-  return { calls: records, firings, state: store.state() };
+  return { calls: out, firings, state: store.state() };
 }
