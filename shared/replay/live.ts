@@ -14,9 +14,9 @@
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
 import type { PreparedStrategy } from '../strategies/index.js';
-import type { LiveMeasure } from '../strategies/strategy.js';
-import { stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
+import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
+import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
+import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -139,6 +139,11 @@ export interface LiveOptions {
   onProgress?(done: number, total: number, firings: number): void;
   /** Running totals of the summarizer's work; a firing records the difference. */
   work?(): LiveWork;
+  /**
+   * Default true: model-free strategies run their `live.step` instead of their pass. False
+   * runs every pass through the full machinery: the reference the fast path is tested against.
+   */
+  fastSteps?: boolean;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
   beforeCall?(call: number): Promise<void> | void;
 }
@@ -147,6 +152,49 @@ export interface LiveResult {
   calls: LiveCalls;
   firings: LiveFiring[];
   state: VariantState;
+}
+
+/** Shared by every step firing (a model-free step creates and folds no summary); never written to. */
+const NONE: number[] = [];
+
+/** A model-free step's firing: its reason and stats are built only when read (a window fires at every call). */
+class StepFiring implements LiveFiring {
+  readonly kind = 'fire' as const;
+  readonly created: number[] = NONE;
+  readonly compacted: number[] = NONE;
+  readonly maxDepth = 0;
+  readonly work: LiveWork = NO_WORK;
+  readonly state: VariantState;
+  private made: { reason: string; stats: Record<string, unknown> } | null = null;
+
+  private readonly visibleTokens: number;
+  private readonly facts: LiveStep['facts'];
+
+  // The step object itself is not kept (fewer objects surviving into the old generation).
+  constructor(
+    readonly call: number,
+    readonly position: number,
+    readonly contextBefore: number,
+    readonly contextAfter: number,
+    step: LiveStep,
+    private readonly describe: (step: LiveStep) => { reason: string; stats: Record<string, unknown> },
+  ) {
+    this.state = step.state;
+    this.visibleTokens = step.visibleTokens;
+    this.facts = step.facts;
+  }
+
+  private described(): { reason: string; stats: Record<string, unknown> } {
+    return (this.made ??= this.describe({ state: this.state, visibleTokens: this.visibleTokens, facts: this.facts }));
+  }
+
+  get reason(): string {
+    return this.described().reason;
+  }
+
+  get stats(): Record<string, unknown> {
+    return this.described().stats;
+  }
 }
 
 /** Positions of the model calls: every assistant turn (a turn = one model call after the importers' grouping). */
@@ -193,12 +241,25 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let quietUntil = 0;
   let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
 
+  /** Conversation turns of the view before position `end` under `state` (dropped ranges clipped to the prefix). */
+  const viewTurnsOf = (end: number, state: VariantState): number => {
+    const ranges = state.droppedRanges;
+    if (!ranges || ranges.length === 0) return ix.convCountPrefix[end];
+    const convCount = ix.convCountPrefix;
+    let dropped = 0;
+    for (const [a, b] of ranges) if (a < end) dropped += convCount[Math.min(b + 1, end)] - convCount[a];
+    return convCount[end] - dropped;
+  };
+  // Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call).
+  const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
+  const describeStep = def.live.describeStep;
+
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
     const state = store.state();
     const input = { turns: stageMetas(prepared.params, prefix), summaries: store.summaries(), state, params: prepared.params };
     view = def.live.visible ? def.live.visible(input) : def.plan(input).tokensBefore;
-    viewTurns = ix.convCountPrefix[end] - convCountInRanges(ix, (state.droppedRanges ?? []).filter(([a]) => a < end).map(([a, b]) => [a, Math.min(b, end - 1)] as [number, number]));
+    viewTurns = viewTurnsOf(end, state);
     lastEnd = end;
   };
 
@@ -214,16 +275,28 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
   const viewBefore = (x: number): number => {
     if (x <= 0) return 0;
-    const live = store.summaries().filter((s) => !s.compacted && s.lastPosition < x);
+    const all = store.summaries();
+    const ranges = store.state().droppedRanges ?? [];
+    if (all.length === 0) {
+      // Model-free strategies: only the stored ranges (sorted and disjoint, VariantState) hide turns.
+      let hidden = 0;
+      for (const [a, b] of ranges) if (a < x) hidden += ix.convTokenPrefix[Math.min(b + 1, x)] - ix.convTokenPrefix[a];
+      return tokenPrefix[x] - hidden;
+    }
+    const live = all.filter((s) => !s.compacted && s.lastPosition < x);
     const covered = mergeIntervals(live.map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
-    const dropped = (store.state().droppedRanges ?? []).filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
+    const dropped = ranges.filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
     const hidden = convTokensInRanges(ix, mergeIntervals([...covered, ...dropped]));
     return tokenPrefix[x] - hidden + live.reduce((n, s) => n + s.tokenCount, 0);
   };
 
   const firstChanged = (created: number[], compacted: number[], before: VariantState, after: VariantState): number => {
     let x = Infinity;
-    for (const id of [...created, ...compacted]) {
+    for (const id of created) {
+      const s = store.get(id);
+      if (s) x = Math.min(x, s.firstPosition);
+    }
+    for (const id of compacted) {
       const s = store.get(id);
       if (s) x = Math.min(x, s.firstPosition);
     }
@@ -322,7 +395,26 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     measure.contextTokens = contextAt(k, end);
     measure.viewTurns = viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd];
     measure.newToolCycles = resultsPrefix[end] - cyclesAtFire;
-    if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
+    if (step && tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
+      // A model-free strategy: its pass as a synchronous step (same state, reason and stats).
+      const before = store.state();
+      const st = step(prefixAt(end), prepared.params, before);
+      cyclesAtFire = resultsPrefix[end];
+      quietUntil = 0;
+      if (st) {
+        store.replaceState(st.state);
+        changedYet = true;
+        view = st.visibleTokens;
+        viewTurns = viewTurnsOf(end, st.state);
+        lastEnd = end;
+        firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep!));
+        const at = firstChanged(NONE, NONE, before, st.state);
+        if (at < Infinity) {
+          fired = true;
+          changedAt = Math.min(changedAt, at);
+        }
+      }
+    } else if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
       skippedHeadroom = undefined;
       const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
       cyclesAtFire = resultsPrefix[end];
