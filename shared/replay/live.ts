@@ -92,7 +92,12 @@ export function liveCallRecord(c: LiveCalls, k: number): LiveCallRecord {
 }
 
 export function newLiveCalls(n: number): LiveCalls {
-  return { count: n, position: new Int32Array(n), transcriptTokens: new Float64Array(n), viewTokens: new Float64Array(n), contextTokens: new Float64Array(n), sharedPrefixTokens: new Float64Array(n), outputTokens: new Float64Array(n), timestampMs: new Float64Array(n), fired: new Uint8Array(n) };
+  // One backing buffer for every column (as spans.ts does): one external allocation per
+  // projection instead of eight, which V8 accounts for (and collects) much more cheaply.
+  const f64 = 6 * 8 * n;
+  const buffer = new ArrayBuffer(f64 + 4 * n + n);
+  const col = (k: number) => new Float64Array(buffer, k * 8 * n, n);
+  return { count: n, transcriptTokens: col(0), viewTokens: col(1), contextTokens: col(2), sharedPrefixTokens: col(3), outputTokens: col(4), timestampMs: col(5), position: new Int32Array(buffer, f64, n), fired: new Uint8Array(buffer, f64 + 4 * n, n) };
 }
 
 export interface LiveFiring {
@@ -159,11 +164,22 @@ const NONE: number[] = [];
 
 /** A model-free step's firing: its reason and stats are built only when read (a window fires at every call). */
 class StepFiring implements LiveFiring {
-  readonly kind = 'fire' as const;
-  readonly created: number[] = NONE;
-  readonly compacted: number[] = NONE;
-  readonly maxDepth = 0;
-  readonly work: LiveWork = NO_WORK;
+  // What every step firing shares lives on the prototype: 50,000 small objects, not 50,000 large ones.
+  get kind(): 'fire' {
+    return 'fire';
+  }
+  get created(): number[] {
+    return NONE;
+  }
+  get compacted(): number[] {
+    return NONE;
+  }
+  get maxDepth(): number {
+    return 0;
+  }
+  get work(): LiveWork {
+    return NO_WORK;
+  }
   readonly state: VariantState;
   private made: { reason: string; stats: Record<string, unknown> } | null = null;
 
@@ -177,7 +193,7 @@ class StepFiring implements LiveFiring {
     readonly contextBefore: number,
     readonly contextAfter: number,
     step: LiveStep,
-    private readonly describe: (step: LiveStep) => { reason: string; stats: Record<string, unknown> },
+    private readonly describe: (step: LiveStep, position: number) => { reason: string; stats: Record<string, unknown> },
   ) {
     this.state = step.state;
     this.visibleTokens = step.visibleTokens;
@@ -185,7 +201,7 @@ class StepFiring implements LiveFiring {
   }
 
   private described(): { reason: string; stats: Record<string, unknown> } {
-    return (this.made ??= this.describe({ state: this.state, visibleTokens: this.visibleTokens, facts: this.facts }));
+    return (this.made ??= this.describe({ state: this.state, visibleTokens: this.visibleTokens, facts: this.facts }, this.position));
   }
 
   get reason(): string {
@@ -252,7 +268,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   };
   // Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call).
   const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
-  const describeStep = def.live.describeStep;
+  // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
+  const describeStep = (st: LiveStep, position: number) => def.live.describeStep!(metas, position, st);
 
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
@@ -407,7 +424,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
         view = st.visibleTokens;
         viewTurns = viewTurnsOf(end, st.state);
         lastEnd = end;
-        firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep!));
+        firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep));
         const at = firstChanged(NONE, NONE, before, st.state);
         if (at < Infinity) {
           fired = true;

@@ -152,7 +152,7 @@ export const forgettingStrategy: StrategyRules<ForgettingParams> = {
       const turnsDropped = convCountIn(ix, span.firstPosition, span.lastPosition + 1);
       return { state: { ...state, droppedRanges }, visibleTokens, facts: { reason: plan.trigger.reason, turnsDropped, tokensDropped: span.tokens, plannedTokensAfter: plan.tokensAfter } };
     },
-    describeStep: ({ state, facts }) => {
+    describeStep: (_session, _end, { state, facts = {} }) => {
       const reason = String(facts.reason);
       return { reason, stats: { reason, turnsDropped: facts.turnsDropped, tokensDropped: facts.tokensDropped, droppedRanges: state.droppedRanges, plannedTokensAfter: facts.plannedTokensAfter } };
     },

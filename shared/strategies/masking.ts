@@ -202,7 +202,7 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
       const tokensAfter = ix.totalTokens - m.tokens + Math.min(m.tokens, target);
       return { state: { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
     },
-    describeStep: ({ state, visibleTokens, facts }) => {
+    describeStep: (_session, _end, { state, visibleTokens, facts = {} }) => {
       const f = facts as Record<'count' | 'tokens' | 'target' | 'maskWindow', number>;
       const reason = maskReason(f.count, f.maskWindow, f.tokens);
       return { reason, stats: { reason, maskBoundary: state.maskBoundary, toolResultTurnsMasked: f.count, tokensMaskedEstimate: f.tokens - Math.min(f.tokens, f.target), plannedTokensAfter: visibleTokens } };

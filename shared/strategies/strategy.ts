@@ -27,8 +27,8 @@ export interface LiveStep {
   state: VariantState;
   /** Tokens of the view under that state (what `live.visible` would say). */
   visibleTokens: number;
-  /** The strategy's own numbers for describeStep. */
-  facts: Readonly<Record<string, number | string | ReadonlyArray<readonly [number, number]>>>;
+  /** The strategy's own numbers for describeStep, where the state and the position do not give them. */
+  facts?: Readonly<Record<string, number | string>>;
 }
 
 /**
@@ -69,8 +69,11 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
      * exactly the pass's state, reason and stats (test/node/replay-fast.test.ts checks it).
      */
     step?(turns: readonly TurnMeta[], params: P, state: VariantState): LiveStep | null;
-    /** The pass's reason and stats for a step (required with `step`). */
-    describeStep?(step: LiveStep): { reason: string; stats: Record<string, unknown> };
+    /**
+     * The pass's reason and stats for a step (required with `step`), read after the loop:
+     * `session` is every turn of the session, `position` the end of the prefix the step saw.
+     */
+    describeStep?(session: readonly TurnMeta[], position: number, step: LiveStep): { reason: string; stats: Record<string, unknown> };
     /** How the design fires: before every call on a threshold, or (rolling) manual, replayed at a parameter. */
     note?: string;
   };

@@ -128,10 +128,9 @@ export const windowStrategy: StrategyRules<WindowParams> = {
     // The window pass (shared/passes/window.ts: planWindow + runDropPass) without the machinery.
     step: (turns, params, state) => {
       const ix = buildSpanIndex(turns);
-      const n = ix.count;
       const cuts = windowCuts(ix, params);
       if (!cuts || cuts.headEnd >= cuts.tailStart) return null;
-      const { headEnd, tailStart, convTotal } = cuts;
+      const { headEnd, tailStart } = cuts;
       const dropped = convCountIn(ix, headEnd, tailStart);
       if (dropped === 0) return null;
       // The span's first and last conversation turns (system turns at the edges stay).
@@ -139,17 +138,18 @@ export const windowStrategy: StrategyRules<WindowParams> = {
       while (turns[first].role === 'system') first++;
       let last = tailStart - 1;
       while (turns[last].role === 'system') last--;
-      const tokens = convTokensIn(ix, headEnd, tailStart);
-      const visibleTokens = ix.totalTokens - tokens;
-      const head = convCountIn(ix, 0, headEnd);
-      const tail = convCountIn(ix, tailStart, n);
       const droppedRanges: Array<[number, number]> = [[first, last]];
-      return { state: { ...state, droppedRanges }, visibleTokens, facts: { dropped, convTotal, head, tail, tokens } };
+      return { state: { ...state, droppedRanges }, visibleTokens: ix.totalTokens - convTokensIn(ix, headEnd, tailStart) };
     },
-    describeStep: ({ state, visibleTokens, facts }) => {
-      const f = facts as Record<'dropped' | 'convTotal' | 'head' | 'tail' | 'tokens', number>;
-      const reason = dropReason(f.dropped, f.convTotal, f.head, f.tail);
-      return { reason, stats: { reason, turnsDropped: f.dropped, tokensDropped: f.tokens, droppedRanges: state.droppedRanges, plannedTokensAfter: visibleTokens } };
+    // Everything from the one range and the prefix end: first..last are the edge conversation
+    // turns of [headEnd, tailStart), so counts over one equal counts over the other.
+    describeStep: (session, end, { state, visibleTokens }) => {
+      const ix = buildSpanIndex(session);
+      const [first, last] = state.droppedRanges![0];
+      const convTotal = ix.convCountPrefix[end];
+      const dropped = convCountIn(ix, first, last + 1);
+      const reason = dropReason(dropped, convTotal, ix.convCountPrefix[first], convTotal - ix.convCountPrefix[last + 1]);
+      return { reason, stats: { reason, turnsDropped: dropped, tokensDropped: convTokensIn(ix, first, last + 1), droppedRanges: state.droppedRanges, plannedTokensAfter: visibleTokens } };
     },
     lines: () => [],
   },
