@@ -60,14 +60,20 @@ export function historyOf(metas: readonly TurnMeta[], summaries: readonly Existi
   let k = 0;
   let coveredTo = -1;
   const end = Math.min(metas.length, until);
-  for (let p = 0; p < end; p++) {
-    const m = metas[p];
-    while (k < live.length && live[k].firstPosition <= m.position) {
+  for (let p = 0; p < end; ) {
+    while (k < live.length && live[k].firstPosition <= p) {
       out.push(`s${live[k].id}`);
       coveredTo = Math.max(coveredTo, live[k].lastPosition);
       k++;
     }
-    if (m.role !== 'system' && m.position > coveredTo) out.push(`t${m.id}`);
+    if (p <= coveredTo) {
+      // Covered turns list nothing: jump to the end of the coverage or the next summary's start.
+      p = Math.min(coveredTo + 1, k < live.length ? live[k].firstPosition : Infinity, end);
+      continue;
+    }
+    const m = metas[p];
+    if (m.role !== 'system') out.push(`t${m.id}`);
+    p++;
   }
   if (end === metas.length) for (; k < live.length; k++) out.push(`s${live[k].id}`);
   return out;

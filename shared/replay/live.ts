@@ -388,66 +388,34 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   };
   let skippedHeadroom: number | undefined;
 
-  for (let k = 0; k < n; k++) {
-    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    if (o.beforeCall) {
-      const wait = o.beforeCall(k);
-      if (wait) await wait;
-    }
-    const call = calls[k];
-    const end = call.position;
-    let changedAt = Infinity;
-    let fired = false;
-
-    if (pending && k >= pending.due) {
-      const p = pending;
-      pending = null;
-      const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
-      if (r && r.changedAt < Infinity) {
-        fired = true;
-        changedAt = Math.min(changedAt, r.changedAt);
-      }
-    }
-
+  /** Fills `measure` for the call at `end` and asks the strategy whether it may fire there. */
+  const mayFireAt = (k: number, end: number): boolean => {
     measure.contextTokens = contextAt(k, end);
     measure.viewTurns = viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd];
     measure.newToolCycles = resultsPrefix[end] - cyclesAtFire;
-    if (step && tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
-      // A model-free strategy: its pass as a synchronous step (same state, reason and stats).
-      const before = store.state();
-      const st = step(prefixAt(end), prepared.params, before);
-      cyclesAtFire = resultsPrefix[end];
-      quietUntil = 0;
-      if (st) {
-        store.replaceState(st.state);
-        changedYet = true;
-        view = st.visibleTokens;
-        viewTurns = viewTurnsOf(end, st.state);
-        lastEnd = end;
-        firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep));
-        const at = firstChanged(NONE, NONE, before, st.state);
-        if (at < Infinity) {
-          fired = true;
-          changedAt = Math.min(changedAt, at);
-        }
-      }
-    } else if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
-      skippedHeadroom = undefined;
-      const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
-      cyclesAtFire = resultsPrefix[end];
-      quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
-      if (r) {
-        if (r.outcome.deferred) {
-          const deferred = r.outcome.deferred;
-          pending = { due: k + delay, commit: (at) => deferred.commit(at) };
-        }
-        if (r.changedAt < Infinity) {
-          fired = true;
-          changedAt = Math.min(changedAt, r.changedAt);
-        }
-      }
-    }
+    return tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state());
+  };
 
+  /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
+  const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
+    const before = store.state();
+    const st = apply(prefixAt(end), prepared.params, before);
+    cyclesAtFire = resultsPrefix[end];
+    quietUntil = 0;
+    if (!st) return Infinity;
+    store.replaceState(st.state);
+    changedYet = true;
+    view = st.visibleTokens;
+    viewTurns = viewTurnsOf(end, st.state);
+    lastEnd = end;
+    firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep));
+    return firstChanged(NONE, NONE, before, st.state);
+  };
+
+  /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
+  const record = (k: number, end: number, changedAt: number) => {
+    const call = calls[k];
+    const fired = changedAt < Infinity;
     const viewTokens = viewAt(end);
     const contextTokens = contextAt(k, end);
     out.position[k] = end;
@@ -461,6 +429,60 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
     prevContext = contextTokens;
     o.onProgress?.(k + 1, n, firings.length);
+  };
+
+  /**
+   * The calls from `from` on that need no await, in one small synchronous loop V8 keeps
+   * optimized (an async function resumed per call is not): nothing fires, or a model-free
+   * step does. Returns the first call that needs the full path (a pass, a commit, the
+   * engine's beforeCall), or n. Cancellation is checked every 64 calls here.
+   */
+  const quietRun = (from: number): number => {
+    if (o.beforeCall) return from;
+    for (let k = from; k < n; k++) {
+      if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+      if (pending && k >= pending.due) return k;
+      const end = calls[k].position;
+      if (!mayFireAt(k, end)) record(k, end, Infinity);
+      else if (step) record(k, end, stepAt(k, end, step));
+      else return k;
+    }
+    return n;
+  };
+
+  for (let k = quietRun(0); k < n; k = quietRun(k + 1)) {
+    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    if (o.beforeCall) {
+      const wait = o.beforeCall(k);
+      if (wait) await wait;
+    }
+    const end = calls[k].position;
+    let changedAt = Infinity;
+
+    if (pending && k >= pending.due) {
+      const p = pending;
+      pending = null;
+      const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
+      if (r) changedAt = Math.min(changedAt, r.changedAt);
+    }
+
+    if (mayFireAt(k, end)) {
+      if (step) changedAt = Math.min(changedAt, stepAt(k, end, step));
+      else {
+        skippedHeadroom = undefined;
+        const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
+        cyclesAtFire = resultsPrefix[end];
+        quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
+        if (r) {
+          if (r.outcome.deferred) {
+            const deferred = r.outcome.deferred;
+            pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+          }
+          changedAt = Math.min(changedAt, r.changedAt);
+        }
+      }
+    }
+    record(k, end, changedAt);
   }
   return { calls: out, firings, state: store.state() };
 }

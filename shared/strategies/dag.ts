@@ -25,7 +25,7 @@ import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
 import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
-import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps } from './spans.js';
+import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
 
 export type DagParams = {
   contextThreshold: number;
@@ -140,6 +140,20 @@ interface CondenseCandidate {
   order: number;
 }
 
+/**
+ * What the model sees now under the summaries: the turns no leaf covers plus the uncompacted
+ * summaries. Leaf coverage: compacted leaves still cover (their parent does). O(s log s).
+ */
+function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { leafCoverage: Array<[number, number]>; tokensBefore: number } {
+  const n = ix.count;
+  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
+  let coveredTokens = 0;
+  for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
+  let summaryTokens = 0;
+  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
+  return { leafCoverage, tokensBefore: ix.totalTokens - coveredTokens + summaryTokens };
+}
+
 export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
@@ -148,13 +162,7 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   // Protected tail: moved EARLIER to a safe cut, never later.
   const freshTailStart = safeCutAtOrBefore(ix, Math.max(0, n - params.freshTailCount));
 
-  // Coverage of the turns by depth-0 summaries (compacted ones still cover: their parent does).
-  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
-  let coveredTokens = 0;
-  for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
-  let summaryTokens = 0;
-  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
-  const tokensBefore = ix.totalTokens - coveredTokens + summaryTokens;
+  const { leafCoverage, tokensBefore } = dagVisible(ix, summaries);
   const threshold = params.tokenBudget * params.contextThreshold;
   const overhead = input.overheadTokens ?? 0;
   const shouldCompact = tokensBefore + overhead > threshold;
@@ -259,6 +267,8 @@ export const dagStrategy: StrategyRules<DagParams> = {
   view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted),
   live: {
     mayFire: (m, p) => m.contextTokens > p.tokenBudget * p.contextThreshold,
+    // The planner's tokensBefore without planning leaves, condensations and the projected DAG.
+    visible: (input) => dagVisible(buildSpanIndex(input.turns), input.summaries).tokensBefore,
     lines: (p) => [
       { label: 'trigger', tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
       { label: 'token budget', tokens: p.tokenBudget },
