@@ -239,8 +239,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const ix = buildSpanIndex(metas);
   const tokenPrefix = ix.tokenPrefix;
   // Tool results before each position: a new one is a completed tool cycle.
-  const resultsPrefix = new Int32Array(metas.length + 1);
-  for (let i = 0; i < metas.length; i++) resultsPrefix[i + 1] = resultsPrefix[i] + (metas[i].cycleStart < metas[i].position ? 1 : 0);
+  // (The session's cycle index counts them once per turn array, not once per projection.)
+  const resultsPrefix = ix.cycles.resultCountPrefix;
 
   const n = calls.length;
   const out = newLiveCalls(n);
