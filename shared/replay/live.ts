@@ -145,8 +145,10 @@ export interface LiveOptions {
   /** Running totals of the summarizer's work; a firing records the difference. */
   work?(): LiveWork;
   /**
-   * Default true: model-free strategies run their `live.step` instead of their pass. False
-   * runs every pass through the full machinery: the reference the fast path is tested against.
+   * Default true: model-free strategies run their `live.step` instead of their pass, and
+   * calls that need no await run in a synchronous loop. False walks every call on the async
+   * path and runs every pass through the full machinery: the reference the fast path is
+   * tested against (test/node/replay-fast.test.ts).
    */
   fastSteps?: boolean;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
@@ -438,7 +440,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
    * engine's beforeCall), or n. Cancellation is checked every 64 calls here.
    */
   const quietRun = (from: number): number => {
-    if (o.beforeCall) return from;
+    if (o.beforeCall || o.fastSteps === false) return from;
     for (let k = from; k < n; k++) {
       if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       if (pending && k >= pending.due) return k;

@@ -1,7 +1,8 @@
 /**
  * The live loop's fast path gives exactly what the full machinery gives: model-free
- * strategies (window, masking, forgetting) run their `live.step` instead of their pass
- * (shared/replay/live.ts `fastSteps`), and the reference runs every pass with its context,
+ * strategies (window, masking, forgetting) run their `live.step` instead of their pass, and
+ * calls where nothing fires run in a synchronous loop (shared/replay/live.ts `fastSteps`);
+ * the reference walks every call on the async path and runs every pass with its context,
  * commit and promise. Every call's numbers and every firing (reason, stats, state) must
  * match, on the real spotter session and on a generated one, with the defaults and with
  * parameters small enough to fire at almost every call.
@@ -53,6 +54,11 @@ const CASES: Array<[StrategyName, Record<string, number>]> = [
   ['masking', { maskWindow: 0 }],
   ['forgetting', {}],
   ['forgetting', { maxSize: 12, keepFirst: 2 }],
+  // Summarizing strategies: the synchronous loop between firings against the async walk.
+  ['dag', { tokenBudget: 40_000 }],
+  ['two-line', { contextWindow: 40_000 }],
+  ['watermark', { softThresholdTokens: 30_000 }],
+  ['rolling', { replayTriggerTokens: 30_000 }],
 ];
 
 describe('model-free steps match their passes call for call', () => {
