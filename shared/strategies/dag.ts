@@ -24,7 +24,7 @@ import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
 import { coverCandidates } from '../replay/candidates.js';
-import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
+import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedDag, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
 
 export type DagParams = {
@@ -216,20 +216,24 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     add(depth + 1, { id, first, last, tokens, order: Infinity });
   }
 
-  // The projected DAG: existing summaries, projected leaves, projected parents.
-  const nodes: ProjectedNode[] = [];
-  for (const s of summaries) {
-    const id = `s${s.id}`;
-    nodes.push({ id, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || foldedIds.has(id) });
-    for (const child of s.childIds) edges.push({ source: id, target: `s${child}` });
-  }
   let leafDelta = 0;
-  for (const sp of spans) {
-    const tokens = projectedTokens(sp.targetTokens, sp.tokens);
-    leafDelta += tokens - sp.tokens;
-    nodes.push({ id: sp.id, depth: 0, projected: true, firstPosition: sp.firstPosition, lastPosition: sp.lastPosition, tokens, compacted: foldedIds.has(sp.id) });
-  }
-  for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
+  for (const sp of spans) leafDelta += projectedTokens(sp.targetTokens, sp.tokens) - sp.tokens;
+
+  // The projected DAG: existing summaries, projected leaves, projected parents. Listed on
+  // first read (an enumerable getter, as makeSpan's turnIds): the live replay plans before
+  // firings and never reads it, and it is O(every summary so far) per plan.
+  let dag: ProjectedDag | null = null;
+  const listDag = (): ProjectedDag => {
+    const nodes: ProjectedNode[] = [];
+    for (const s of summaries) {
+      const id = `s${s.id}`;
+      nodes.push({ id, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || foldedIds.has(id) });
+      for (const child of s.childIds) edges.push({ source: id, target: `s${child}` });
+    }
+    for (const sp of spans) nodes.push({ id: sp.id, depth: 0, projected: true, firstPosition: sp.firstPosition, lastPosition: sp.lastPosition, tokens: projectedTokens(sp.targetTokens, sp.tokens), compacted: foldedIds.has(sp.id) });
+    for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
+    return { nodes, edges };
+  };
 
   const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
   const ctxTokens = tokensBefore + overhead;
@@ -245,7 +249,12 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: `fresh tail: last ${n - freshTailStart} turns protected` }],
     spans,
     condense,
-    dag: { nodes, edges },
+    get dag() {
+      return (dag ??= listDag());
+    },
+    set dag(value: ProjectedDag) {
+      dag = value;
+    },
     tokensBefore,
     tokensAfter: tokensBefore + leafDelta + condensedTokenDelta,
     budget: params.tokenBudget,
