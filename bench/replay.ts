@@ -8,7 +8,8 @@
  * The pass and the replay run on two copies of one imported database, so neither gets
  * the other's summaries from the summary cache. A run longer than `--budget-ms` (default
  * 120,000) is stopped and reported as such instead of holding the benchmark for hours.
- * `npx tsx bench/replay.ts [--turns N] [--json]` runs it alone.
+ * `npx tsx bench/replay.ts [--turns N] [--strategies a,b] [--preview-only] [--runs K] [--json]` runs it
+ * alone (`--preview-only`: only the projected-timeline medians, K runs each, default 5).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,7 +37,7 @@ export interface ReplayBenchRow {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; strategies?: readonly StrategyName[] }): Promise<Record<string, unknown>> {
+export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; strategies?: readonly StrategyName[]; previewOnly?: boolean }): Promise<Record<string, unknown>> {
   const budgetMs = opts.budgetMs ?? 120_000;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-replay-'));
   const fileA = path.join(dir, 'pass.db');
@@ -50,43 +51,52 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
     const a = openDatabase(fileA);
     const b = openDatabase(fileB);
     const replay: Record<string, ReplayBenchRow> = {};
-    const preview: Record<string, { medianMs: number | null; runs: number; firings: number; status: string }> = {};
+    const preview: Record<string, { medianMs: number | null; cpuMedianMs: number | null; runs: number; firings: number; status: string }> = {};
     for (const strategy of opts.strategies ?? STRATEGIES) {
       process.stderr.write(`bench: replay ${strategy}...\n`);
-      const t0 = performance.now();
-      await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
-      const passMs = performance.now() - t0;
-      const t1 = performance.now();
-      const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
-      const replayMs = performance.now() - t1;
-      const done = r.status === 'completed';
-      replay[strategy] = {
-        passMs: Math.round(passMs),
-        replayMs: done ? Math.round(replayMs) : null,
-        ratioToPass: done ? Math.round((replayMs / passMs) * 100) / 100 : null,
-        firings: r.timeline?.totals.firings ?? 0,
-        maxDepth: r.timeline?.totals.maxDepth ?? 0,
-        status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
-      };
+      if (!opts.previewOnly) {
+        const t0 = performance.now();
+        await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
+        const passMs = performance.now() - t0;
+        const t1 = performance.now();
+        const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
+        const replayMs = performance.now() - t1;
+        const done = r.status === 'completed';
+        replay[strategy] = {
+          passMs: Math.round(passMs),
+          replayMs: done ? Math.round(replayMs) : null,
+          ratioToPass: done ? Math.round((replayMs / passMs) * 100) / 100 : null,
+          firings: r.timeline?.totals.firings ?? 0,
+          maxDepth: r.timeline?.totals.maxDepth ?? 0,
+          status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
+        };
+      }
       // The window's projection: same loop, projected summaries, no store.
       const prepared = prepareStrategy(strategy, {});
       const times: number[] = [];
+      // CPU time of the process (every thread, GC helpers included) beside the wall time: on a
+      // shared machine the wall median also counts the time other processes held the cores.
+      const cpu: number[] = [];
       let firings = 0;
       let status = 'completed';
       for (let i = 0; i < (opts.previewRuns ?? 5); i++) {
         const deadline = performance.now() + budgetMs / 4;
         const signal = { get aborted() { return performance.now() > deadline; }, addEventListener() {}, removeEventListener() {} };
         const s = performance.now();
+        const c0 = process.cpuUsage();
         try {
           const p = await projectTimeline({ prepared, metas, model: { a: 0, b: 1 }, signal });
           firings = p.firings.length;
           times.push(performance.now() - s);
+          const c = process.cpuUsage(c0);
+          cpu.push((c.user + c.system) / 1000);
         } catch {
           status = `stopped after ${budgetMs / 4} ms`;
           break;
         }
       }
-      preview[strategy] = { medianMs: times.length > 0 && status === 'completed' ? Math.round(median(times) * 10) / 10 : null, runs: times.length, firings, status };
+      const previewDone = times.length > 0 && status === 'completed';
+      preview[strategy] = { medianMs: previewDone ? Math.round(median(times) * 10) / 10 : null, cpuMedianMs: previewDone ? Math.round(median(cpu) * 10) / 10 : null, runs: times.length, firings, status };
     }
     a.close();
     b.close();
@@ -99,7 +109,7 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
 async function main(argv: string[]): Promise<void> {
   const i = argv.indexOf('--turns');
   const only = argv.indexOf('--strategies');
-  const r = await benchReplay({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000, strategies: only >= 0 ? (argv[only + 1].split(',') as StrategyName[]) : undefined });
+  const r = await benchReplay({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000, strategies: only >= 0 ? (argv[only + 1].split(',') as StrategyName[]) : undefined, previewOnly: argv.includes('--preview-only'), previewRuns: argv.includes('--runs') ? Number(argv[argv.indexOf('--runs') + 1]) : undefined });
   process.stdout.write(`${JSON.stringify(r, null, argv.includes('--json') ? 0 : 2)}\n`);
 }
 

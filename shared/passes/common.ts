@@ -37,8 +37,11 @@ export async function mapPool<T, R>(ctx: PassContext, items: readonly T[], limit
 
 /** The span's conversation turns (its turnIds, in order; system turns inside the range are skipped). */
 export function spanTurns(ctx: PassContext, span: PlanSpan): Turn[] {
+  const read = ctx.readTurns(span.firstPosition, span.lastPosition + 1);
+  // The projected timeline reads no turns: do not list the span's ids for nothing.
+  if (read.length === 0) return read;
   const wanted = new Set(span.turnIds);
-  return ctx.readTurns(span.firstPosition, span.lastPosition + 1).filter((t) => wanted.has(t.id));
+  return read.filter((t) => wanted.has(t.id));
 }
 
 /** Counts per tier, e.g. { normal: 3, fallback: 1 }: the `tiersUsed` stat. */

@@ -54,22 +54,38 @@ const isAbort = (ctx: PassContext, e: unknown) => ctx.signal.aborted || (e insta
  * summary as 's<id>' at the place of its first turn, then every conversation turn no
  * live summary covers as 't<id>'.
  */
-export function historyOf(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[]): string[] {
+export function historyOf(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until = Infinity): string[] {
   const live = liveTwoLineSummaries(summaries);
   const out: string[] = [];
   let k = 0;
   let coveredTo = -1;
-  for (const m of metas) {
-    while (k < live.length && live[k].firstPosition <= m.position) {
+  const end = Math.min(metas.length, until);
+  for (let p = 0; p < end; ) {
+    while (k < live.length && live[k].firstPosition <= p) {
       out.push(`s${live[k].id}`);
       coveredTo = Math.max(coveredTo, live[k].lastPosition);
       k++;
     }
-    if (m.role !== 'system' && m.position > coveredTo) out.push(`t${m.id}`);
+    if (p <= coveredTo) {
+      // Covered turns list nothing: jump to the end of the coverage or the next summary's start.
+      p = Math.min(coveredTo + 1, k < live.length ? live[k].firstPosition : Infinity, end);
+      continue;
+    }
+    const m = metas[p];
+    if (m.role !== 'system') out.push(`t${m.id}`);
+    p++;
   }
-  for (; k < live.length; k++) out.push(`s${live[k].id}`);
+  if (end === metas.length) for (; k < live.length; k++) out.push(`s${live[k].id}`);
   return out;
 }
+// historyOf(metas, summaries, until) is a prefix of the whole history: entries come in
+// position order and every entry before `until` (a turn there, a summary starting there) is in it.
+// A check that the history still begins with entries before `until` needs no more than that
+// (an entry names its turn or summary, hence its position), which keeps a pass on a
+// 100,000-turn session from listing 50,000 ids twice per firing.
+
+/** The ids of the live summaries in order: with the same turns, equal lists are equal histories. */
+const liveIds = (summaries: readonly ExistingSummary[]) => liveTwoLineSummaries(summaries).map((s) => s.id).join(',');
 
 /** A chunk the model could not summarize, as a bounded list of its turns (never their text verbatim). */
 export function boundedTurnList(turns: readonly Pick<Turn, 'role' | 'blocks' | 'position'>[]): string {
@@ -105,7 +121,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens }, ix);
   if (!d.digestRange) return { written: false, abandoned: false, turns: 0 };
   const [from, to] = d.digestRange;
-  const before = historyOf(ctx.metas, summaries);
+  const before = liveIds(summaries);
   const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
   const text = extractiveSummary({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' });
@@ -113,8 +129,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const span = convSpan(ctx.metas, from, to);
   const superseded = d.live.map((s) => s.id);
   return ctx.store.commit((w): DigestStepResult => {
-    const now = historyOf(ctx.metas, w.summaries());
-    if (!startsWith(now, before) || now.length !== before.length) {
+    if (liveIds(w.summaries()) !== before) {
       ctx.event('compaction_abandoned', { step: 'digest', reason: 'the history changed before the digest was written' });
       return { written: false, abandoned: true, turns: 0 };
     }
@@ -191,7 +206,9 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   const jobs = chunkRange(ix, rangeFrom, rangeTo, params.chunkChars, 'chars');
 
   // The history must still begin like this, up to the last entry this pass replaces.
-  const before = historyOf(ctx.metas, summaries);
+  let until = rangeTo;
+  for (const s of d.live) until = Math.max(until, s.firstPosition + 1);
+  const before = historyOf(ctx.metas, summaries, until);
   let lastReplaced = -1;
   for (const s of d.live) lastReplaced = Math.max(lastReplaced, before.indexOf(`s${s.id}`));
   const ids = convTurnIds(ctx.metas, d.coveredUntil, rangeTo);
@@ -245,13 +262,13 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   }
   ctx.checkCancelled();
   const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, until, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
 }
 
-function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: string[], r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: string[], until: number, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
   return ctx.store.commit((w): BackgroundStepResult => {
-    const now = historyOf(ctx.metas, w.summaries());
-    if (!startsWith(now, expected)) {
+    if (!startsWith(historyOf(ctx.metas, w.summaries(), until), expected)) {
+      const now = historyOf(ctx.metas, w.summaries());
       const at = expected.findIndex((x, i) => now[i] !== x);
       ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks });
       return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };

@@ -14,8 +14,9 @@
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
-import { stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
+import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
+import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
+import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -49,20 +50,54 @@ export interface ContextModel {
 
 export const contextOf = (m: ContextModel, viewTokens: number): number => Math.round(m.a + m.b * viewTokens);
 
+/**
+ * The per-call output of a live replay, one typed array per field (index = call): a
+ * replay of 100,000 turns writes ~50,000 calls on every slider frame, and a record object
+ * per call cost more than the loop itself. `liveCallRecord` reads one call as an object.
+ */
+export interface LiveCalls {
+  count: number;
+  position: Int32Array;
+  /** Tokens of the raw transcript before the call (no compaction). */
+  transcriptTokens: Float64Array;
+  /** Tokens of the variant's view before the call (transcript units). */
+  viewTokens: Float64Array;
+  /** What the model received: contextOf(view). */
+  contextTokens: Float64Array;
+  /** Leading tokens identical to the previous call's prompt (prompt-cache reuse); 0 for the first call. */
+  sharedPrefixTokens: Float64Array;
+  outputTokens: Float64Array;
+  /** NaN where the source recorded no time. */
+  timestampMs: Float64Array;
+  /** 1 where the variant's view changed before the call (a firing or a commit landed). */
+  fired: Uint8Array;
+}
+
+/** One call of a live replay, as an object (tests and readouts; the loop writes columns). */
 export interface LiveCallRecord {
   call: number;
   position: number;
-  /** Tokens of the raw transcript before the call (no compaction). */
   transcriptTokens: number;
-  /** Tokens of the variant's view before the call (transcript units). */
   viewTokens: number;
-  /** What the model received: contextOf(view). */
   contextTokens: number;
-  /** Leading tokens identical to the previous call's prompt (prompt-cache reuse); 0 for the first call. */
   sharedPrefixTokens: number;
   outputTokens: number;
   timestampMs: number | null;
   fired: boolean;
+}
+
+export function liveCallRecord(c: LiveCalls, k: number): LiveCallRecord {
+  const t = c.timestampMs[k];
+  return { call: k, position: c.position[k], transcriptTokens: c.transcriptTokens[k], viewTokens: c.viewTokens[k], contextTokens: c.contextTokens[k], sharedPrefixTokens: c.sharedPrefixTokens[k], outputTokens: c.outputTokens[k], timestampMs: Number.isNaN(t) ? null : t, fired: c.fired[k] === 1 };
+}
+
+export function newLiveCalls(n: number): LiveCalls {
+  // One backing buffer for every column (as spans.ts does): one external allocation per
+  // projection instead of eight, which V8 accounts for (and collects) much more cheaply.
+  const f64 = 6 * 8 * n;
+  const buffer = new ArrayBuffer(f64 + 4 * n + n);
+  const col = (k: number) => new Float64Array(buffer, k * 8 * n, n);
+  return { count: n, transcriptTokens: col(0), viewTokens: col(1), contextTokens: col(2), sharedPrefixTokens: col(3), outputTokens: col(4), timestampMs: col(5), position: new Int32Array(buffer, f64, n), fired: new Uint8Array(buffer, f64 + 4 * n, n) };
 }
 
 export interface LiveFiring {
@@ -109,26 +144,95 @@ export interface LiveOptions {
   onProgress?(done: number, total: number, firings: number): void;
   /** Running totals of the summarizer's work; a firing records the difference. */
   work?(): LiveWork;
+  /**
+   * Default true: model-free strategies run their `live.step` instead of their pass, and
+   * calls that need no await run in a synchronous loop. False walks every call on the async
+   * path and runs every pass through the full machinery: the reference the fast path is
+   * tested against (test/node/replay-fast.test.ts).
+   */
+  fastSteps?: boolean;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
   beforeCall?(call: number): Promise<void> | void;
 }
 
 export interface LiveResult {
-  calls: LiveCallRecord[];
+  calls: LiveCalls;
   firings: LiveFiring[];
   state: VariantState;
 }
 
+/** Shared by every step firing (a model-free step creates and folds no summary); never written to. */
+const NONE: number[] = [];
+
+/** A model-free step's firing: its reason and stats are built only when read (a window fires at every call). */
+class StepFiring implements LiveFiring {
+  // What every step firing shares lives on the prototype: 50,000 small objects, not 50,000 large ones.
+  get kind(): 'fire' {
+    return 'fire';
+  }
+  get created(): number[] {
+    return NONE;
+  }
+  get compacted(): number[] {
+    return NONE;
+  }
+  get maxDepth(): number {
+    return 0;
+  }
+  get work(): LiveWork {
+    return NO_WORK;
+  }
+  readonly state: VariantState;
+  private made: { reason: string; stats: Record<string, unknown> } | null = null;
+
+  private readonly visibleTokens: number;
+  private readonly facts: LiveStep['facts'];
+
+  // The step object itself is not kept (fewer objects surviving into the old generation).
+  constructor(
+    readonly call: number,
+    readonly position: number,
+    readonly contextBefore: number,
+    readonly contextAfter: number,
+    step: LiveStep,
+    private readonly describe: (step: LiveStep, position: number) => { reason: string; stats: Record<string, unknown> },
+  ) {
+    this.state = step.state;
+    this.visibleTokens = step.visibleTokens;
+    this.facts = step.facts;
+  }
+
+  private described(): { reason: string; stats: Record<string, unknown> } {
+    return (this.made ??= this.describe({ state: this.state, visibleTokens: this.visibleTokens, facts: this.facts }, this.position));
+  }
+
+  get reason(): string {
+    return this.described().reason;
+  }
+
+  get stats(): Record<string, unknown> {
+    return this.described().stats;
+  }
+}
+
 /** Positions of the model calls: every assistant turn (a turn = one model call after the importers' grouping). */
 export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) => { timestampMs: number | null; outputTokens: number | null; reportedContext?: number | null }): LiveCall[] {
+  // Without extras the calls are a function of the (immutable) turn array: one list per array, not one per slider frame.
+  if (!extra) {
+    const known = plainCalls.get(metas);
+    if (known) return known;
+  }
   const out: LiveCall[] = [];
   for (const m of metas) {
     if (m.role !== 'assistant') continue;
     const e = extra?.(m.position);
     out.push({ position: m.position, timestampMs: e?.timestampMs ?? null, outputTokens: e?.outputTokens ?? m.tokenCount, reportedContext: e?.reportedContext ?? null });
   }
+  if (!extra) plainCalls.set(metas, out);
   return out;
 }
+
+const plainCalls = new WeakMap<readonly TurnMeta[], LiveCall[]>();
 
 export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const { prepared, metas, calls, model, store } = o;
@@ -137,10 +241,11 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const ix = buildSpanIndex(metas);
   const tokenPrefix = ix.tokenPrefix;
   // Tool results before each position: a new one is a completed tool cycle.
-  const resultsPrefix = new Int32Array(metas.length + 1);
-  for (let i = 0; i < metas.length; i++) resultsPrefix[i + 1] = resultsPrefix[i] + (metas[i].cycleStart < metas[i].position ? 1 : 0);
+  // (The session's cycle index counts them once per turn array, not once per projection.)
+  const resultsPrefix = ix.cycles.resultCountPrefix;
 
-  const records: LiveCallRecord[] = [];
+  const n = calls.length;
+  const out = newLiveCalls(n);
   const firings: LiveFiring[] = [];
   // The view's tokens and conversation turns as of `lastEnd` (recomputed after each firing).
   let view = 0;
@@ -154,11 +259,26 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let quietUntil = 0;
   let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
 
+  /** Conversation turns of the view before position `end` under `state` (dropped ranges clipped to the prefix). */
+  const viewTurnsOf = (end: number, state: VariantState): number => {
+    const ranges = state.droppedRanges;
+    if (!ranges || ranges.length === 0) return ix.convCountPrefix[end];
+    const convCount = ix.convCountPrefix;
+    let dropped = 0;
+    for (const [a, b] of ranges) if (a < end) dropped += convCount[Math.min(b + 1, end)] - convCount[a];
+    return convCount[end] - dropped;
+  };
+  // Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call).
+  const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
+  // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
+  const describeStep = (st: LiveStep, position: number) => def.live.describeStep!(metas, position, st);
+
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
     const state = store.state();
+    // The one rule for the figure (visibleTokens: the strategy's live.visible when it has one).
     view = visibleTokens(prepared, { turns: prefix, summaries: store.summaries(), state });
-    viewTurns = ix.convCountPrefix[end] - convCountInRanges(ix, (state.droppedRanges ?? []).filter(([a]) => a < end).map(([a, b]) => [a, Math.min(b, end - 1)] as [number, number]));
+    viewTurns = viewTurnsOf(end, state);
     lastEnd = end;
   };
 
@@ -174,16 +294,28 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
   const viewBefore = (x: number): number => {
     if (x <= 0) return 0;
-    const live = store.summaries().filter((s) => !s.compacted && s.lastPosition < x);
+    const all = store.summaries();
+    const ranges = store.state().droppedRanges ?? [];
+    if (all.length === 0) {
+      // Model-free strategies: only the stored ranges (sorted and disjoint, VariantState) hide turns.
+      let hidden = 0;
+      for (const [a, b] of ranges) if (a < x) hidden += ix.convTokenPrefix[Math.min(b + 1, x)] - ix.convTokenPrefix[a];
+      return tokenPrefix[x] - hidden;
+    }
+    const live = all.filter((s) => !s.compacted && s.lastPosition < x);
     const covered = mergeIntervals(live.map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
-    const dropped = (store.state().droppedRanges ?? []).filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
+    const dropped = ranges.filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
     const hidden = convTokensInRanges(ix, mergeIntervals([...covered, ...dropped]));
     return tokenPrefix[x] - hidden + live.reduce((n, s) => n + s.tokenCount, 0);
   };
 
   const firstChanged = (created: number[], compacted: number[], before: VariantState, after: VariantState): number => {
     let x = Infinity;
-    for (const id of [...created, ...compacted]) {
+    for (const id of created) {
+      const s = store.get(id);
+      if (s) x = Math.min(x, s.firstPosition);
+    }
+    for (const id of compacted) {
       const s = store.get(id);
       if (s) x = Math.min(x, s.firstPosition);
     }
@@ -238,62 +370,121 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     return { changedAt: firstChanged(changes.created, changes.compacted, before, after), outcome };
   };
 
-  for (let k = 0; k < calls.length; k++) {
-    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    await o.beforeCall?.(k);
+  // The turns before the call at `end`, with their span index as an O(1) view on the session's.
+  // One array grows with the session (calls come in position order): no copy per firing.
+  let prefixEnd = -1;
+  const prefixAt = (end: number): TurnMeta[] => {
+    if (prefixEnd !== end) {
+      while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
+      prefixIndex(ix, grownPrefix);
+      prefixEnd = end;
+    }
+    return grownPrefix;
+  };
+  // One measure object, refilled per call: mayFire reads it and keeps nothing.
+  const measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
+  const fire = async (ctx: PassContext) => {
+    const out = await def.pass(ctx, prepared.params);
+    if (out.status === 'skipped') skippedHeadroom = out.headroomTokens;
+    return out;
+  };
+  let skippedHeadroom: number | undefined;
+
+  /** Fills `measure` for the call at `end` and asks the strategy whether it may fire there. */
+  const mayFireAt = (k: number, end: number): boolean => {
+    measure.contextTokens = contextAt(k, end);
+    measure.viewTurns = viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd];
+    measure.newToolCycles = resultsPrefix[end] - cyclesAtFire;
+    return tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state());
+  };
+
+  /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
+  const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
+    const before = store.state();
+    const st = apply(prefixAt(end), prepared.params, before);
+    cyclesAtFire = resultsPrefix[end];
+    quietUntil = 0;
+    if (!st) return Infinity;
+    store.replaceState(st.state);
+    changedYet = true;
+    view = st.visibleTokens;
+    viewTurns = viewTurnsOf(end, st.state);
+    lastEnd = end;
+    firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep));
+    return firstChanged(NONE, NONE, before, st.state);
+  };
+
+  /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
+  const record = (k: number, end: number, changedAt: number) => {
     const call = calls[k];
-    const end = call.position;
-    let prefix: TurnMeta[] | null = null;
-    // The turns before the call, with their span index as an O(1) view on the session's. One
-    // array grows with the session (calls come in position order): no copy per firing.
-    const prefixOf = () => {
-      if (!prefix) {
-        while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
-        prefixIndex(ix, grownPrefix);
-        prefix = grownPrefix;
-      }
-      return prefix;
-    };
+    const fired = changedAt < Infinity;
+    const viewTokens = viewAt(end);
+    const contextTokens = contextAt(k, end);
+    out.position[k] = end;
+    out.transcriptTokens[k] = tokenPrefix[end];
+    out.viewTokens[k] = viewTokens;
+    out.contextTokens[k] = contextTokens;
+    out.sharedPrefixTokens[k] = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
+    out.outputTokens[k] = call.outputTokens;
+    out.timestampMs[k] = call.timestampMs ?? NaN;
+    out.fired[k] = fired ? 1 : 0;
+    // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
+    prevContext = contextTokens;
+    o.onProgress?.(k + 1, n, firings.length);
+  };
+
+  /**
+   * The calls from `from` on that need no await, in one small synchronous loop V8 keeps
+   * optimized (an async function resumed per call is not): nothing fires, or a model-free
+   * step does. Returns the first call that needs the full path (a pass, a commit, the
+   * engine's beforeCall), or n. Cancellation is checked every 64 calls here.
+   */
+  const quietRun = (from: number): number => {
+    if (o.beforeCall || o.fastSteps === false) return from;
+    for (let k = from; k < n; k++) {
+      if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+      if (pending && k >= pending.due) return k;
+      const end = calls[k].position;
+      if (!mayFireAt(k, end)) record(k, end, Infinity);
+      else if (step) record(k, end, stepAt(k, end, step));
+      else return k;
+    }
+    return n;
+  };
+
+  for (let k = quietRun(0); k < n; k = quietRun(k + 1)) {
+    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    if (o.beforeCall) {
+      const wait = o.beforeCall(k);
+      if (wait) await wait;
+    }
+    const end = calls[k].position;
     let changedAt = Infinity;
-    let fired = false;
 
     if (pending && k >= pending.due) {
       const p = pending;
       pending = null;
-      const r = await runAt(k, end, prefixOf(), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
-      if (r && r.changedAt < Infinity) {
-        fired = true;
-        changedAt = Math.min(changedAt, r.changedAt);
-      }
+      const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
+      if (r) changedAt = Math.min(changedAt, r.changedAt);
     }
 
-    const measure = { contextTokens: contextAt(k, end), viewTurns: viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd], newToolCycles: resultsPrefix[end] - cyclesAtFire };
-    if (tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state())) {
-      let skipped: PassOutcome | null = null;
-      const r = await runAt(k, end, prefixOf(), measure.contextTokens, 'fire', async (ctx) => {
-        const out = await def.pass(ctx, prepared.params);
-        if (out.status === 'skipped') skipped = out;
-        return out;
-      });
-      cyclesAtFire = resultsPrefix[end];
-      const headroom = (skipped as PassOutcome | null)?.headroomTokens;
-      quietUntil = headroom !== undefined ? tokenPrefix[end] + headroom : 0;
-      if (r) {
-        if (r.outcome.deferred) pending = { due: k + delay, commit: (at) => r.outcome.deferred!.commit(at) };
-        if (r.changedAt < Infinity) {
-          fired = true;
+    if (mayFireAt(k, end)) {
+      if (step) changedAt = Math.min(changedAt, stepAt(k, end, step));
+      else {
+        skippedHeadroom = undefined;
+        const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
+        cyclesAtFire = resultsPrefix[end];
+        quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
+        if (r) {
+          if (r.outcome.deferred) {
+            const deferred = r.outcome.deferred;
+            pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+          }
           changedAt = Math.min(changedAt, r.changedAt);
         }
       }
     }
-
-    const viewTokens = viewAt(end);
-    const contextTokens = contextAt(k, end);
-    const sharedPrefixTokens = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
-    records.push({ call: k, position: end, transcriptTokens: tokenPrefix[end], viewTokens, contextTokens, sharedPrefixTokens, outputTokens: call.outputTokens, timestampMs: call.timestampMs, fired });
-    // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
-    prevContext = contextTokens;
-    o.onProgress?.(k + 1, calls.length, firings.length);
+    record(k, end, changedAt);
   }
-  return { calls: records, firings, state: store.state() };
+  return { calls: out, firings, state: store.state() };
 }

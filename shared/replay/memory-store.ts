@@ -57,6 +57,11 @@ export class MemoryVariantStore implements VariantStore {
     return this.current;
   }
 
+  /** The live loop's model-free steps (live.ts): the state their pass would commit, set directly. */
+  replaceState(next: VariantState): void {
+    this.current = next;
+  }
+
   all(): readonly MemorySummary[] {
     return this.rows;
   }

@@ -20,6 +20,8 @@ export interface ProjectionInput {
   /** Default: every assistant turn, with its own tokens as output. */
   calls?: readonly LiveCall[];
   commitDelayCalls?: number;
+  /** False: every pass through the full machinery (the reference for model-free steps, see LiveOptions.fastSteps). */
+  fastSteps?: boolean;
   /** Stops the projection (the window drops a projection the sliders have moved past). */
   signal?: AbortSignalLike;
 }
@@ -49,6 +51,7 @@ export async function projectTimeline(input: ProjectionInput): Promise<LiveResul
     model: input.model,
     store,
     commitDelayCalls: input.commitDelayCalls,
+    fastSteps: input.fastSteps,
     signal: input.signal,
     context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
       sessionId: 0,

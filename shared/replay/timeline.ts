@@ -132,14 +132,17 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
       recs.map((r) => ({ promptTokens: r.contextTokens, sharedPrefixTokens: r.sharedPrefixTokens, outputTokens: r.outputTokens, timestampMs: r.timestampMs })),
       { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices },
     );
-  const costs = sim(live.calls);
+  const lc = live.calls;
+  const n = lc.count;
+  const timestampMs = Array.from(lc.timestampMs, (t) => (Number.isNaN(t) ? null : t));
+  const context = Array.from(lc.contextTokens);
+  const costs = sim(Array.from({ length: n }, (_, k) => ({ contextTokens: context[k], sharedPrefixTokens: lc.sharedPrefixTokens[k], outputTokens: lc.outputTokens[k], timestampMs: timestampMs[k] })));
   const summarizerCostUsd = o.events.reduce((n, e) => n + e.costUsd, 0);
   const maxDepth = o.events.reduce((d, e) => Math.max(d, e.maxDepth), 0);
-  const context = live.calls.map((c) => c.contextTokens);
 
   // Baseline 1: no compaction — the whole transcript at every call (as reported while the source
   // had not compacted, else the context model), each prompt extending the last.
-  const transcript = live.calls.map((c) => c.transcriptTokens);
+  const transcript = Array.from(lc.transcriptTokens);
   const noneContext = transcript.map((t, k) => calls[k].reportedContext ?? contextOf(model, t));
   const noneCosts = sim(calls.map((c, k) => ({ contextTokens: noneContext[k], sharedPrefixTokens: k === 0 ? 0 : noneContext[k - 1], outputTokens: c.outputTokens, timestampMs: c.timestampMs })));
   const window = Number(prepared.params.tokenBudget ?? prepared.params.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
@@ -176,8 +179,8 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     lines: def.live.lines(prepared.params),
     note: def.live.note ?? null,
     calls: {
-      position: live.calls.map((c) => c.position),
-      timestampMs: live.calls.map((c) => c.timestampMs),
+      position: Array.from(lc.position),
+      timestampMs,
       transcript,
       context,
       cacheRead: costs.map((c) => c.cacheReadTokens),
@@ -185,7 +188,7 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
       uncached: costs.map((c) => c.uncachedInputTokens),
       output: costs.map((c) => c.outputTokens),
       costUsd: costs.map((c) => round6(c.costUsd)),
-      fired: live.calls.map((c) => c.fired),
+      fired: Array.from(lc.fired, (f) => f === 1),
     },
     events: o.events,
     totals: totalsOf(costs, context, { summarizerCostUsd, firings: o.events.length, maxDepth }),

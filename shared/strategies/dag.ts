@@ -24,8 +24,8 @@ import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
 import { coverCandidates } from '../replay/candidates.js';
-import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedNode } from './types.js';
-import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps } from './spans.js';
+import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedDag, ProjectedNode } from './types.js';
+import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
 
 export type DagParams = {
   contextThreshold: number;
@@ -155,6 +155,20 @@ interface CondenseCandidate {
   order: number;
 }
 
+/**
+ * What the model sees now under the summaries: the turns no leaf covers plus the uncompacted
+ * summaries. Leaf coverage: compacted leaves still cover (their parent does). O(s log s).
+ */
+function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { leafCoverage: Array<[number, number]>; summaryTokens: number; tokensBefore: number } {
+  const n = ix.count;
+  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
+  let coveredTokens = 0;
+  for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
+  let summaryTokens = 0;
+  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
+  return { leafCoverage, summaryTokens, tokensBefore: ix.totalTokens - coveredTokens + summaryTokens };
+}
+
 export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
@@ -163,13 +177,7 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   // Protected tail: moved EARLIER to a safe cut, never later.
   const freshTailStart = safeCutAtOrBefore(ix, Math.max(0, n - params.freshTailCount));
 
-  // Coverage of the turns by depth-0 summaries (compacted ones still cover: their parent does).
-  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
-  let coveredTokens = 0;
-  for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
-  let summaryTokens = 0;
-  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
-  const tokensBefore = ix.totalTokens - coveredTokens + summaryTokens;
+  const { leafCoverage, summaryTokens, tokensBefore } = dagVisible(ix, summaries);
   const threshold = params.tokenBudget * params.contextThreshold;
   const overhead = input.overheadTokens ?? 0;
   // The trigger's measure (triggerCount): the visible context (default), or the reference implementation's count.
@@ -225,20 +233,24 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     add(depth + 1, { id, first, last, tokens, order: Infinity });
   }
 
-  // The projected DAG: existing summaries, projected leaves, projected parents.
-  const nodes: ProjectedNode[] = [];
-  for (const s of summaries) {
-    const id = `s${s.id}`;
-    nodes.push({ id, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || foldedIds.has(id) });
-    for (const child of s.childIds) edges.push({ source: id, target: `s${child}` });
-  }
   let leafDelta = 0;
-  for (const sp of spans) {
-    const tokens = projectedTokens(sp.targetTokens, sp.tokens);
-    leafDelta += tokens - sp.tokens;
-    nodes.push({ id: sp.id, depth: 0, projected: true, firstPosition: sp.firstPosition, lastPosition: sp.lastPosition, tokens, compacted: foldedIds.has(sp.id) });
-  }
-  for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
+  for (const sp of spans) leafDelta += projectedTokens(sp.targetTokens, sp.tokens) - sp.tokens;
+
+  // The projected DAG: existing summaries, projected leaves, projected parents. Listed on
+  // first read (an enumerable getter, as makeSpan's turnIds): the live replay plans before
+  // firings and never reads it, and it is O(every summary so far) per plan.
+  let dag: ProjectedDag | null = null;
+  const listDag = (): ProjectedDag => {
+    const nodes: ProjectedNode[] = [];
+    for (const s of summaries) {
+      const id = `s${s.id}`;
+      nodes.push({ id, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || foldedIds.has(id) });
+      for (const child of s.childIds) edges.push({ source: id, target: `s${child}` });
+    }
+    for (const sp of spans) nodes.push({ id: sp.id, depth: 0, projected: true, firstPosition: sp.firstPosition, lastPosition: sp.lastPosition, tokens: projectedTokens(sp.targetTokens, sp.tokens), compacted: foldedIds.has(sp.id) });
+    for (const c of projectedCondensed) nodes.push({ ...c, compacted: foldedIds.has(c.id) });
+    return { nodes, edges };
+  };
 
   const countName = params.triggerCount === TRIGGER_REFERENCE ? 'raw turns + top-level summaries' : 'context';
   const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
@@ -260,7 +272,12 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, Math.min(n, params.freshTailCount)) }],
     spans,
     condense,
-    dag: { nodes, edges },
+    get dag() {
+      return (dag ??= listDag());
+    },
+    set dag(value: ProjectedDag) {
+      dag = value;
+    },
     tokensBefore,
     tokensAfter: tokensBefore + leafDelta + condensedTokenDelta,
     budget: params.tokenBudget,
@@ -289,6 +306,8 @@ export const dagStrategy: StrategyRules<DagParams> = {
   live: {
     // The reference count is never below the visible one: with it, no pruning (no false negatives).
     mayFire: (m, p) => p.triggerCount === TRIGGER_REFERENCE || m.contextTokens > p.tokenBudget * p.contextThreshold,
+    // The planner's tokensBefore without planning leaves, condensations and the projected DAG.
+    visible: (input) => dagVisible(buildSpanIndex(input.turns), input.summaries).tokensBefore,
     lines: (p) => [
       { label: 'trigger', tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
       { label: 'token budget', tokens: p.tokenBudget },

@@ -22,7 +22,7 @@ import { ParamError } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { droppedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
-import { buildSpanIndex, convCountInRanges, convTokensInRanges, mergeIntervals, positionInView, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
+import { buildSpanIndex, convCountIn, convCountInRanges, convTokensInRanges, mergeIntervals, positionInView, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
 
 export type ForgettingParams = { maxSize: number; keepFirst: number };
@@ -141,6 +141,21 @@ export const forgettingStrategy: StrategyRules<ForgettingParams> = {
   view: ({ turns, state }) => droppedCandidates(turns, state),
   live: {
     mayFire: (m, p) => m.viewTurns > p.maxSize,
+    // The forgetting pass (shared/passes/forgetting.ts: this planner + runDropPass) without the machinery.
+    step: (turns, params, state) => {
+      const plan = planForgetting({ turns, summaries: [], state, params });
+      const span = plan.spans[0];
+      if (!plan.trigger.compact || !span) return null;
+      const ix = buildSpanIndex(turns);
+      const droppedRanges = droppedRangesAfter(plan, state.droppedRanges ?? []);
+      const visibleTokens = ix.totalTokens - convTokensInRanges(ix, droppedRanges);
+      const turnsDropped = convCountIn(ix, span.firstPosition, span.lastPosition + 1);
+      return { state: { ...state, droppedRanges }, visibleTokens, facts: { reason: plan.trigger.reason, turnsDropped, tokensDropped: span.tokens, plannedTokensAfter: plan.tokensAfter } };
+    },
+    describeStep: (_session, _end, { state, facts = {} }) => {
+      const reason = String(facts.reason);
+      return { reason, stats: { reason, turnsDropped: facts.turnsDropped, tokensDropped: facts.tokensDropped, droppedRanges: state.droppedRanges, plannedTokensAfter: facts.plannedTokensAfter } };
+    },
     lines: () => [],
   },
 };

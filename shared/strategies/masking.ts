@@ -95,6 +95,8 @@ function maskedResults(turns: readonly TurnMeta[], ix: SpanIndex, boundary: numb
   return { count, tokens, chars, first, last };
 }
 
+const maskReason = (count: number, maskWindow: number, tokens: number) => `${count} tool-result turns older than the last ${maskWindow} tool cycles are masked (${tokens} tokens)`;
+
 export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams> {
   const { turns, params } = input;
   const ix = buildSpanIndex(turns);
@@ -136,7 +138,7 @@ export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams
     params,
     trigger: {
       compact: m.count > 0,
-      reason: m.count > 0 ? `${m.count} tool-result turns older than the last ${params.maskWindow} tool cycles are masked (${m.tokens} tokens)` : `nothing to mask: at most ${params.maskWindow} tool cycles`,
+      reason: m.count > 0 ? maskReason(m.count, params.maskWindow, m.tokens) : `nothing to mask: at most ${params.maskWindow} tool cycles`,
     },
     boundaries: boundary !== null ? [{ kind: 'mask-window', position: boundary, label: `tool results of the last ${params.maskWindow} tool cycles kept, older ones masked` }] : [],
     spans,
@@ -189,6 +191,22 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
     // Masks again whenever a tool cycle completes (the window of kept results slides).
     mayFire: (m) => m.newToolCycles > 0,
     visible: (input) => (input.state.maskBoundary === undefined ? planMasking(input).tokensBefore : planMasking(input).tokensAfter),
+    // The masking pass (shared/passes/masking.ts) without the machinery: same boundary, counts and stats.
+    step: (turns, params, state) => {
+      const boundary = maskBoundaryOf(turns, params.maskWindow);
+      if (boundary === null) return null;
+      const ix = buildSpanIndex(turns);
+      const m = maskedResults(turns, ix, boundary);
+      if (m.count === 0) return null;
+      const target = m.count * MASK_PLACEHOLDER_TOKENS;
+      const tokensAfter = ix.totalTokens - m.tokens + Math.min(m.tokens, target);
+      return { state: { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
+    },
+    describeStep: (_session, _end, { state, visibleTokens, facts = {} }) => {
+      const f = facts as Record<'count' | 'tokens' | 'target' | 'maskWindow', number>;
+      const reason = maskReason(f.count, f.maskWindow, f.tokens);
+      return { reason, stats: { reason, maskBoundary: state.maskBoundary, toolResultTurnsMasked: f.count, tokensMaskedEstimate: f.tokens - Math.min(f.tokens, f.target), plannedTokensAfter: visibleTokens } };
+    },
     lines: () => [],
   },
 };

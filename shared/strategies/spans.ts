@@ -147,7 +147,18 @@ const built = new WeakMap<readonly TurnMeta[], SpanIndex>();
 export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanIndex {
   const n = prefix.length;
   if (n > full.count) throw new Error(`prefixIndex: ${n} turns is longer than the ${full.count}-turn session`);
-  const view: SpanIndex = {
+  // The live replay grows ONE prefix array call by call: its view moves with it (no object or
+  // WeakMap entry per call). A view handed out earlier for a shorter length is stale anyway:
+  // buildSpanIndex rebuilds when the count does not match the array.
+  const known = views.get(prefix);
+  if (known && known.full === full) {
+    known.view.count = n;
+    known.view.totalTokens = full.tokenPrefix[n];
+    known.view.totalChars = full.charPrefix[n];
+    if (built.get(prefix) !== known.view) built.set(prefix, known.view);
+    return known.view;
+  }
+  const view: Mutable<SpanIndex> = {
     count: n,
     totalTokens: full.tokenPrefix[n],
     totalChars: full.charPrefix[n],
@@ -166,9 +177,13 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
       return full.cycles;
     },
   };
+  views.set(prefix, { full, view });
   built.set(prefix, view);
   return view;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+const views = new WeakMap<readonly TurnMeta[], { full: SpanIndex; view: Mutable<SpanIndex> }>();
 
 function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   const n = turns.length;
@@ -280,13 +295,17 @@ export function convCountIn(ix: SpanIndex, from: number, to: number): number {
  */
 export function positionOfConvTurn(ix: SpanIndex, k: number): number {
   if (k < 0) return 0;
-  if (k >= ix.convCountPrefix[ix.count]) return ix.count;
+  // Locals, not `ix.` in the loop: an index and its prefix views have different shapes, and
+  // a polymorphic property load per step made this search ~10x slower on a slider frame.
+  const count = ix.count;
+  const convCountPrefix = ix.convCountPrefix;
+  if (k >= convCountPrefix[count]) return count;
   // smallest p with convCountPrefix[p + 1] > k
   let lo = 0;
-  let hi = ix.count - 1;
+  let hi = count - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ix.convCountPrefix[mid + 1] > k) hi = mid;
+    if (convCountPrefix[mid + 1] > k) hi = mid;
     else lo = mid + 1;
   }
   return lo;

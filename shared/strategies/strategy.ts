@@ -1,5 +1,6 @@
 import type { ParamSpec } from './params.js';
 import type { Plan, PlanInput, StrategyName, VariantState } from './types.js';
+import type { TurnMeta } from '../model/turn.js';
 import type { ReplayCandidate } from '../replay/normalize.js';
 import type { ViewInput } from '../replay/candidates.js';
 import type { PromptTemplateId } from '../summarize/prompts.js';
@@ -14,6 +15,21 @@ export interface LiveMeasure {
   viewTurns: number;
   /** Tool cycles completed since the strategy last fired (masking re-masks on each). */
   newToolCycles: number;
+}
+
+/**
+ * What a model-free strategy's pass would commit before one model call, computed without
+ * the pass machinery (`live.step`). The pass's reason and stats are built from `facts` by
+ * `live.describeStep` only when read (plain data, no closure per call: a window fires at
+ * every one of 50,000 calls).
+ */
+export interface LiveStep {
+  /** The state the pass would write. */
+  state: VariantState;
+  /** Tokens of the view under that state (what `live.visible` would say). */
+  visibleTokens: number;
+  /** The strategy's own numbers for describeStep, where the state and the position do not give them. */
+  facts?: Readonly<Record<string, number | string>>;
 }
 
 /**
@@ -52,6 +68,19 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
      * scratch every time (masking, window) say what their stored state leaves visible.
      */
     visible?(input: PlanInput<P>): number;
+    /**
+     * Model-free strategies (window, masking, forgetting) fire at almost every call: their
+     * pass as a synchronous step on the turns before the call (a prefix with its span index
+     * registered), or null where the pass would skip. The live loop uses it instead of the
+     * pass (no context, commit or promise per call) unless a pre-stage is on; it must give
+     * exactly the pass's state, reason and stats (test/node/replay-fast.test.ts checks it).
+     */
+    step?(turns: readonly TurnMeta[], params: P, state: VariantState): LiveStep | null;
+    /**
+     * The pass's reason and stats for a step (required with `step`), read after the loop:
+     * `session` is every turn of the session, `position` the end of the prefix the step saw.
+     */
+    describeStep?(session: readonly TurnMeta[], position: number, step: LiveStep): { reason: string; stats: Record<string, unknown> };
     /** How the design fires: before every call on a threshold, or (rolling) manual, replayed at a parameter. */
     note?: string;
   };

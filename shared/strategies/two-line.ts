@@ -272,6 +272,8 @@ export const twoLineStrategy: StrategyRules<TwoLineParams> = {
   view: ({ turns, summaries }) => coverCandidates(turns, summaries, (s) => !s.compacted && (s.kind === 'digest' || s.kind === 'chunk')),
   live: {
     mayFire: (m, p) => m.contextTokens * 100 >= effectiveLines(p).warningPct * p.contextWindow,
+    // The planner's tokensBefore is the decision's visibleTokens: no spans or node list for it.
+    visible: (input) => decideTwoLine(input).visibleTokens,
     lines: (p) => {
       const l = effectiveLines(p);
       return [

@@ -19,8 +19,7 @@ import type { ParamSpec } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { droppedCandidates } from '../replay/candidates.js';
 import type { Plan, PlanInput, PlanSpan } from './types.js';
-import { buildSpanIndex, convCountIn, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
-import { convTokensInRanges } from './spans.js';
+import { buildSpanIndex, convCountIn, convTokensIn, convTokensInRanges, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WindowParams = { keepFirst: number; maxTurns: number };
 
@@ -57,6 +56,21 @@ function keptLabel(end: 'first' | 'last', kept: number, asked: number): string {
   return kept > asked ? `${end} ${kept} turns kept (${param} ${asked}, grown to keep a tool call with its result)` : `${end} ${kept} turns kept (${param})`;
 }
 
+/**
+ * The window's cuts on the turns an index covers: the head ends at `headEnd` (after the
+ * first keepFirst conversation turns), the tail starts at `tailStart`; null when every
+ * conversation turn fits. Both moved to tool-cycle-safe cuts (they only keep more).
+ */
+export function windowCuts(ix: SpanIndex, params: WindowParams): { headEnd: number; tailStart: number; convTotal: number } | null {
+  const convTotal = ix.convCountPrefix[ix.count];
+  if (convTotal <= params.keepFirst + params.maxTurns) return null;
+  const headEnd = safeCutAtOrAfter(ix, positionOfConvTurn(ix, params.keepFirst));
+  const tailStart = safeCutAtOrBefore(ix, positionOfConvTurn(ix, convTotal - params.maxTurns));
+  return { headEnd, tailStart, convTotal };
+}
+
+const dropReason = (dropped: number, convTotal: number, head: number, tail: number) => `drop ${dropped} of ${convTotal} turns between the first ${head} and the last ${tail}`;
+
 export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
   const { turns, params } = input;
   const ix = buildSpanIndex(turns);
@@ -68,15 +82,15 @@ export function planWindow(input: PlanInput<WindowParams>): Plan<WindowParams> {
   let reason: string;
   let headEnd = n;
   let tailStart = n;
-  if (convTotal <= params.keepFirst + params.maxTurns) {
+  const cuts = windowCuts(ix, params);
+  if (!cuts) {
     reason = `${convTotal} turns fit in the window (first ${params.keepFirst} + last ${params.maxTurns})`;
   } else {
-    headEnd = safeCutAtOrAfter(ix, positionOfConvTurn(ix, params.keepFirst));
-    tailStart = safeCutAtOrBefore(ix, positionOfConvTurn(ix, convTotal - params.maxTurns));
+    ({ headEnd, tailStart } = cuts);
     const span = headEnd < tailStart ? makeSpan(turns, ix, { id: 'p0', purpose: 'drop', from: headEnd, to: tailStart, targetTokens: 0 }) : null;
     if (span) {
       spans = [span];
-      reason = `drop ${convCountIn(ix, headEnd, tailStart)} of ${convTotal} turns between the first ${convCountIn(ix, 0, headEnd)} and the last ${convCountIn(ix, tailStart, n)}`;
+      reason = dropReason(convCountIn(ix, headEnd, tailStart), convTotal, convCountIn(ix, 0, headEnd), convCountIn(ix, tailStart, n));
     } else {
       reason = 'nothing to drop: a tool cycle spans the whole middle of the window';
     }
@@ -116,6 +130,32 @@ export const windowStrategy: StrategyRules<WindowParams> = {
     visible: (input) => {
       const ix = buildSpanIndex(input.turns);
       return ix.totalTokens - convTokensInRanges(ix, input.state.droppedRanges ?? []);
+    },
+    // The window pass (shared/passes/window.ts: planWindow + runDropPass) without the machinery.
+    step: (turns, params, state) => {
+      const ix = buildSpanIndex(turns);
+      const cuts = windowCuts(ix, params);
+      if (!cuts || cuts.headEnd >= cuts.tailStart) return null;
+      const { headEnd, tailStart } = cuts;
+      const dropped = convCountIn(ix, headEnd, tailStart);
+      if (dropped === 0) return null;
+      // The span's first and last conversation turns (system turns at the edges stay).
+      let first = headEnd;
+      while (turns[first].role === 'system') first++;
+      let last = tailStart - 1;
+      while (turns[last].role === 'system') last--;
+      const droppedRanges: Array<[number, number]> = [[first, last]];
+      return { state: { ...state, droppedRanges }, visibleTokens: ix.totalTokens - convTokensIn(ix, headEnd, tailStart) };
+    },
+    // Everything from the one range and the prefix end: first..last are the edge conversation
+    // turns of [headEnd, tailStart), so counts over one equal counts over the other.
+    describeStep: (session, end, { state, visibleTokens }) => {
+      const ix = buildSpanIndex(session);
+      const [first, last] = state.droppedRanges![0];
+      const convTotal = ix.convCountPrefix[end];
+      const dropped = convCountIn(ix, first, last + 1);
+      const reason = dropReason(dropped, convTotal, ix.convCountPrefix[first], convTotal - ix.convCountPrefix[last + 1]);
+      return { reason, stats: { reason, turnsDropped: dropped, tokensDropped: convTokensIn(ix, first, last + 1), droppedRanges: state.droppedRanges, plannedTokensAfter: visibleTokens } };
     },
     lines: () => [],
   },
