@@ -5,7 +5,7 @@
  */
 import { detailOf } from './extract.js';
 import { contentWords } from './patterns.js';
-import { emptyRetention, FACT_CATEGORIES, type Fact, type FactCategory, type FactSet, type Ledger } from './types.js';
+import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger } from './types.js';
 
 /**
  * How much a fact matters to a continuing agent: how often it came up (log-scaled), how
@@ -28,13 +28,35 @@ export function salience(f: Fact, itemCount: number): number {
  * The union of fact sets in time order (set i's items come after set i-1's): deduped by
  * (category, key), mentions and actions summed, first/last items shifted into one
  * timeline, the latest command outcome and todo state winning; an error counts as fixed
- * when any set says it was fixed.
+ * when any set says it was fixed. Decisions are merged the same way (by key).
+ *
+ * `todos: 'latest'` (a condensed summary: "state is the latest child's state"): the todo
+ * list is the latest set's that has one, not the union of every list the span ever had,
+ * since a todo list is replaced whole on each update.
  */
-export function mergeFactSets(sets: readonly FactSet[]): FactSet {
+export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest' }): FactSet {
   const byId = new Map<string, Fact>();
+  const decisions = new Map<string, Decision>();
+  let anyDecisions = false;
+  let latestTodoSet = -1;
+  if (opts?.todos === 'latest') for (let i = 0; i < sets.length; i++) if (sets[i].facts.some((f) => f.category === 'todo')) latestTodoSet = i;
   let offset = 0;
-  for (const set of sets) {
+  for (let si = 0; si < sets.length; si++) {
+    const set = sets[si];
+    if (set.decisions) {
+      anyDecisions = true;
+      for (const d of set.decisions) {
+        const prev = decisions.get(d.key);
+        if (!prev) decisions.set(d.key, { ...d, firstItem: d.firstItem + offset, lastItem: d.lastItem + offset });
+        else {
+          prev.mentions += d.mentions;
+          prev.lastItem = Math.max(prev.lastItem, d.lastItem + offset);
+          prev.userNamed ||= d.userNamed;
+        }
+      }
+    }
     for (const f of set.facts) {
+      if (f.category === 'todo' && latestTodoSet >= 0 && si !== latestTodoSet) continue;
       const id = `${f.category}\u0000${f.key}`;
       const prev = byId.get(id);
       if (!prev) {
@@ -64,7 +86,7 @@ export function mergeFactSets(sets: readonly FactSet[]): FactSet {
     if (f.actions === undefined) delete f.actions;
     f.detail = detailOf(f);
   }
-  return { facts, itemCount: offset };
+  return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
 }
 
 /** What a ledger matches facts against, prepared once per visible text. */

@@ -63,7 +63,13 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
   const existing = new Map(ctx.store.summaries().map((s) => [`s${s.id}`, s]));
   for (const c of plan.condense) {
     ctx.checkCancelled();
-    const items = c.childIds.map((ref) => summaryToItem(ref.startsWith('s') ? ctx.store.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text));
+    // Condensation merges facts, not text: each child brings the facts kept with it (made in
+    // this pass, or stored); a child without them has them read back from its text.
+    const items = c.childIds.map((ref) => {
+      if (!ref.startsWith('s')) return summaryToItem(made.get(ref)!.summary.text, made.get(ref)!.summary.facts);
+      const id = Number(ref.slice(1));
+      return summaryToItem(ctx.store.summaryText(id), ctx.store.summaryFacts?.(id) ?? undefined);
+    });
     const summary = await ctx.summarize({ purpose: 'condensed', items, targetTokens: c.targetTokens });
     let first = Infinity;
     let last = -Infinity;
@@ -101,6 +107,7 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
           lastPosition: m.lastPosition,
           turnIds: m.turnIds,
           childSummaryIds: childIds,
+          facts: m.summary.facts,
         }),
       );
       if (childIds) w.markCompacted(childIds);

@@ -7,6 +7,7 @@
  */
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
+import type { FactSet } from '../facts/types.js';
 
 /**
  * Markers the renderer writes around non-text blocks (a tool_use is one JSON line; thinking
@@ -53,9 +54,9 @@ export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): S
   return turns.map(turnToItem);
 }
 
-/** A child summary (condensation, rolling/two-line upgrade input) as one item. */
-export function summaryToItem(text: string): SummarizeItem {
-  return { kind: 'summary', role: 'summary', text };
+/** A child summary (condensation, rolling/two-line upgrade input) as one item, with its facts when they were kept. */
+export function summaryToItem(text: string, facts?: FactSet): SummarizeItem {
+  return facts ? { kind: 'summary', role: 'summary', text, facts } : { kind: 'summary', role: 'summary', text };
 }
 
 /**
