@@ -13,6 +13,8 @@ import type { Role, Turn } from './model/turn.js';
 import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
 import type { ErrorCode } from './contract-names.js';
+export type { FactCategory, SummaryLedger, LedgerEntry } from './facts/types.js';
+import type { FactCategory, SummaryLedger } from './facts/types.js';
 
 export * from './contract-names.js';
 
@@ -128,6 +130,8 @@ export interface ExternalCompactionInfo {
   firstPosition: number;
   lastPosition: number;
   boundaryPosition: number;
+  /** The baseline ledger: the source tool's own summary over the turns it replaced (filled by getSession and `ledger`). */
+  ledger?: SummaryLedger | null;
 }
 
 export interface SessionDetail extends SessionInfo {
@@ -167,6 +171,12 @@ export interface VariantInfo {
   createdAt: string;
   summaries: number;
   runs: number;
+  /**
+   * Loss-ledger retention per fact category, summed over the variant's live summaries
+   * (electron/store/summary-facts.ts); null when it has none with a ledger. Filled by
+   * `listVariants`.
+   */
+  retention?: Record<FactCategory, { kept: number; total: number }> | null;
 }
 
 export interface SummaryInfo extends ExistingSummary {
@@ -181,6 +191,8 @@ export interface SummaryInfo extends ExistingSummary {
   /** Turn ids a leaf covers directly (empty for condensed). */
   turnIds: number[];
   createdAt: string;
+  /** The loss ledger of this summary over the span it covers (null: written before migration 006). */
+  ledger?: SummaryLedger | null;
 }
 
 export type RunStatus = 'running' | 'completed' | 'skipped' | 'failed' | 'cancelled';
@@ -301,6 +313,29 @@ export interface SessionListing {
   turns: TurnPreview[];
 }
 
+/** One summary's row of `ledger <session> --json`. */
+export interface LedgerReportRow {
+  summaryId: number;
+  kind: SummaryKind;
+  depth: number;
+  firstPosition: number;
+  lastPosition: number;
+  tokens: number;
+  /** Folded into a parent or superseded (its parent's ledger covers its span). */
+  compacted: boolean;
+  ledger: SummaryLedger | null;
+}
+
+/**
+ * `ledger <session> [--variant V] --json`: the loss ledger per summary of each variant, the
+ * variant's retention, and the baseline of the source tool's own compactions.
+ */
+export interface LedgerReport {
+  sessionId: number;
+  baselines: Array<{ firstPosition: number; lastPosition: number; summaryTokenCount: number; ledger: SummaryLedger | null }>;
+  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; summaries: LedgerReportRow[] }>;
+}
+
 /** `export --output FILE --json`: the file written instead of its content. */
 export interface SavedExportFile {
   fileName: string;
@@ -396,6 +431,8 @@ export interface ReplayEventInfo {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
+  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 006). */
+  ledger?: SummaryLedger | null;
 }
 
 export interface ReplayTotals {
@@ -419,6 +456,8 @@ export interface SourceCompactionEvent {
   reason: string;
   contextBefore: number;
   preTokens: number | null;
+  /** The baseline ledger: the source tool's own summary over the turns it replaced. */
+  ledger?: SummaryLedger | null;
 }
 
 export interface ReplayTimeline {

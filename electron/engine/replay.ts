@@ -18,6 +18,8 @@ import { listModelCalls } from '../store/model-calls.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
+import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
+import { combineLedgers, type SummaryLedger } from '../../shared/facts/index.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
@@ -150,11 +152,26 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     const events = firingEvents(live.firings);
     const timeline = writeTransaction(db, (): ReplayTimeline => {
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
+      // Ledgers in insertion order: a condensation's children have theirs first.
+      const ledgers = new Map<number, SummaryLedger>();
+      const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
+      for (const id of [...ids.values()].sort((a, b) => a - b)) {
+        const l = recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
+        if (l) ledgers.set(id, l);
+      }
       events.forEach((e, i) => {
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
+        const made = e.summaryIds.flatMap((id) => ledgers.get(id) ?? []);
+        e.ledger = made.length > 0 ? combineLedgers(made) : null;
         addRunEvent(db, runId, 'firing', { ...e, state: live.firings[i].state });
       });
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
+      // The source tool's own compactions carry their ledger as the baseline.
+      const external = listExternalCompactions(db, o.sessionId);
+      for (const ev of t.baselines.source.events) {
+        const c = external.find((x) => x.boundaryPosition === ev.turn);
+        ev.ledger = c ? externalCompactionLedger(db, c) : null;
+      }
       saveReplayTimeline(db, runId, t);
       finishRun(db, runId, 'completed', { ...t.totals, summariesRequested: counters.summariesRequested, cacheHits: counters.cacheHits, summarizerCalls: counters.summarizerCalls, ...requestsSince(summarizer, requestsAtStart), durationMs: Date.now() - started });
       return t;

@@ -3,6 +3,7 @@
  * Kept apart from the service so the mapping (what the window may see) is in one place:
  * source hashes and raw metadata stay in main.
  */
+import { externalCompactionLedger } from '../engine/summary-ledger.js';
 import type { DB } from '../store/db.js';
 import { childSessions, getSession, listSessions, sessionInfoOf, type SessionSummary } from '../store/sessions.js';
 import { listModelCalls } from '../store/model-calls.js';
@@ -34,6 +35,8 @@ export function sessionDetail(db: DB, sessionId: number): SessionDetail {
       firstPosition: e.firstPosition,
       lastPosition: e.lastPosition,
       boundaryPosition: e.boundaryPosition,
+      // The baseline of the loss ledger: the source tool's summary over the turns it replaced.
+      ledger: externalCompactionLedger(db, e),
     })),
     children: childSessions(db, sessionId).map(sessionInfoOf),
   };

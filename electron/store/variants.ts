@@ -3,6 +3,7 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
+import { ledgersOf, variantRetention } from './summary-facts.js';
 import crypto from 'node:crypto';
 import type { DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
@@ -78,8 +79,9 @@ export function getVariant(db: DB, id: number): VariantInfo | null {
   return r ? variantFromRow(r) : null;
 }
 
+/** A session's variants, each with its retention (summary_facts, migration 006). */
 export function listVariants(db: DB, sessionId: number): VariantInfo[] {
-  return (db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? ORDER BY v.id`).all(sessionId) as VariantRow[]).map(variantFromRow);
+  return (db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? ORDER BY v.id`).all(sessionId) as VariantRow[]).map((r) => ({ ...variantFromRow(r), retention: variantRetention(db, r.id) }));
 }
 
 export function setVariantState(db: DB, variantId: number, state: VariantState): void {
@@ -218,6 +220,10 @@ function summariesWhere(db: DB, where: string, arg: number): SummaryInfo[] {
     if (e.turn_id !== null) (turnIds.get(e.summary_id) ?? turnIds.set(e.summary_id, []).get(e.summary_id)!).push(e.turn_id);
     if (e.child_summary_id !== null) (childIds.get(e.summary_id) ?? childIds.set(e.summary_id, []).get(e.summary_id)!).push(e.child_summary_id);
   }
+  const ledgers = ledgersOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     variantId: r.variant_id,
@@ -237,6 +243,7 @@ function summariesWhere(db: DB, where: string, arg: number): SummaryInfo[] {
     childIds: childIds.get(r.id) ?? [],
     turnIds: turnIds.get(r.id) ?? [],
     createdAt: r.created_at,
+    ledger: ledgers.get(r.id) ?? null,
     ...(r.call_index !== null ? { callIndex: r.call_index, compactedAtCall: r.compacted_at_call } : {}),
   }));
 }

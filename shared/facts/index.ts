@@ -3,7 +3,7 @@
  * The ledger (electron/store/summary-facts.ts stores it) and issue 9's summarizer read
  * facts from here.
  */
-export { FACT_CATEGORIES, emptyRetention, type Fact, type FactCategory, type FactSet, type Ledger, type PathAction, type TodoStatus } from './types.js';
+export { FACT_CATEGORIES, emptyRetention, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger, type PathAction, type TodoStatus } from './types.js';
 export { extractFacts, detailOf } from './extract.js';
 export { canonicalCommand } from './commands.js';
-export { salience, mergeFactSets, survives, survivesIn, visibleIndex, ledgerOf, ledgerFacts, sumRetention, SURVIVAL_WORD_SHARE, type VisibleIndex } from './ledger.js';
+export { salience, mergeFactSets, survives, survivesIn, visibleIndex, ledgerOf, ledgerFacts, sumRetention, SURVIVAL_WORD_SHARE, LEDGER_TOP, summaryLedgerOf, lostLine, combineLedgers, type VisibleIndex } from './ledger.js';

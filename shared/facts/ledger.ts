@@ -5,7 +5,7 @@
  */
 import { detailOf } from './extract.js';
 import { contentWords } from './patterns.js';
-import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger } from './types.js';
+import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
 
 /**
  * How much a fact matters to a continuing agent: how often it came up (log-scaled), how
@@ -216,4 +216,30 @@ export function sumRetention(records: ReadonlyArray<Record<FactCategory, { kept:
     out[c].total += r[c]?.total ?? 0;
   }
   return out;
+}
+
+/** How many lost and kept facts a stored ledger lists (the rest are counted in `retention`). */
+export const LEDGER_TOP = 20;
+
+const entryOf = (f: Fact): LedgerEntry => (f.detail ? { category: f.category, text: f.text, detail: f.detail } : { category: f.category, text: f.text });
+
+/** The stored form of a ledger: retention and the top facts of each side. */
+export function summaryLedgerOf(l: Ledger, top = LEDGER_TOP): SummaryLedger {
+  return { retention: l.retention, lost: l.lost.slice(0, top).map(entryOf), kept: l.kept.slice(0, top).map(entryOf) };
+}
+
+/** "lost: `lib/foo.ex` (edited 4×), `mix test` (failed, exit 2) …": a ledger's lost facts as one line. */
+export function lostLine(entries: readonly LedgerEntry[], max = 5): string {
+  if (entries.length === 0) return 'lost: nothing';
+  const parts = entries.slice(0, max).map((e) => `\`${e.text}\`${e.detail ? ` (${e.detail})` : ''}`);
+  return `lost: ${parts.join(', ')}${entries.length > max ? ' …' : ''}`;
+}
+
+/** Ledgers of several summaries as one (a firing that made several): retention summed, lost and kept lists joined in order. */
+export function combineLedgers(ls: readonly SummaryLedger[], top = LEDGER_TOP): SummaryLedger {
+  return {
+    retention: sumRetention(ls.map((l) => l.retention)),
+    lost: ls.flatMap((l) => l.lost).slice(0, top),
+    kept: ls.flatMap((l) => l.kept).slice(0, top),
+  };
 }

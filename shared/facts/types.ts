@@ -74,3 +74,20 @@ export function emptyRetention(): Record<FactCategory, { kept: number; total: nu
   for (const c of FACT_CATEGORIES) r[c] = { kept: 0, total: 0 };
   return r;
 }
+
+/** One fact as a stored ledger lists it. */
+export interface LedgerEntry {
+  category: FactCategory;
+  text: string;
+  detail?: string;
+}
+
+/**
+ * A ledger as it is stored and crosses the process boundary: retention per category and
+ * the most salient lost and kept facts (`LEDGER_TOP` of each).
+ */
+export interface SummaryLedger {
+  retention: Record<FactCategory, { kept: number; total: number }>;
+  lost: LedgerEntry[];
+  kept: LedgerEntry[];
+}

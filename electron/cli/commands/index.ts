@@ -20,6 +20,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   variants: () => import('./variants.js'),
   export: () => import('./export.js'),
   replay: () => import('./replay.js'),
+  ledger: () => import('./ledger.js'),
 };
 
 /** The command named `name`, or null when there is none. */

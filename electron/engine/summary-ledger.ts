@@ -1,0 +1,63 @@
+/**
+ * The loss ledger computed when a summary is written (issue 8 §3): the facts of the span
+ * the summary covers (shared/facts) and which of them survive in its text, stored in
+ * `summary_facts` (electron/store/summary-facts.ts). Also the baseline: the ledger of a
+ * source tool's own compaction summary (Claude Code's) over the turns it replaced.
+ */
+import type { DB } from '../store/db.js';
+import { listTurns, type ExternalCompaction } from '../store/turns.js';
+import { getSpanFacts, insertSummaryFacts, summaryForLedger } from '../store/summary-facts.js';
+import { turnsToItems } from '../../shared/summarize/items.js';
+import { extractFacts, ledgerOf, mergeFactSets, summaryLedgerOf, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
+
+/** The facts of turns [from, to] (positions, inclusive) of a session. */
+export function turnRangeFacts(db: DB, sessionId: number, from: number, to: number): FactSet {
+  return extractFacts(turnsToItems(listTurns(db, sessionId, { from, to: to + 1 })));
+}
+
+/**
+ * The span facts of a summary: its children's stored span facts merged (a condensation
+ * re-reads no turns) followed by the facts of the turns it covers directly; a summary
+ * whose child has no stored facts is read from its whole turn range instead.
+ */
+function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>): FactSet {
+  const parts: FactSet[] = [];
+  for (const c of s.childIds) {
+    const f = getSpanFacts(db, c);
+    if (!f) return turnRangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition);
+    parts.push(f);
+  }
+  if (s.turnPositions.length > 0) parts.push(turnRangeFacts(db, s.sessionId, Math.min(...s.turnPositions), Math.max(...s.turnPositions)));
+  if (parts.length === 0) return turnRangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition);
+  return parts.length === 1 ? parts[0] : mergeFactSets(parts);
+}
+
+/**
+ * Computes and stores the ledger of a summary just inserted (inside the caller's
+ * transaction), with the facts its summarizer says it carries (own facts, issue 9: what a
+ * later condensation merges; null for model summaries).
+ */
+export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet | null = null): SummaryLedger | null {
+  const s = summaryForLedger(db, summaryId);
+  if (!s) return null;
+  const span = spanFactsOf(db, s);
+  const ledger = summaryLedgerOf(ledgerOf(span, s.text));
+  insertSummaryFacts(db, { summaryId, spanFacts: span, ownFacts, ledger });
+  return ledger;
+}
+
+/**
+ * The baseline: the ledger of the source tool's own summary (e.g. Claude Code's compact
+ * summary) over the turns it replaced. Computed on read (imported rows never change, so
+ * it is memoized per database and compaction).
+ */
+const baselineMemo = new WeakMap<DB, Map<string, SummaryLedger | null>>();
+export function externalCompactionLedger(db: DB, c: Pick<ExternalCompaction, 'sessionId' | 'summaryText' | 'firstPosition' | 'lastPosition' | 'boundaryPosition'>): SummaryLedger | null {
+  let memo = baselineMemo.get(db);
+  if (!memo) baselineMemo.set(db, (memo = new Map()));
+  const key = `${c.sessionId}:${c.boundaryPosition}`;
+  if (memo.has(key)) return memo.get(key)!;
+  const ledger = c.summaryText ? summaryLedgerOf(ledgerOf(turnRangeFacts(db, c.sessionId, c.firstPosition, c.lastPosition), c.summaryText)) : null;
+  memo.set(key, ledger);
+  return ledger;
+}

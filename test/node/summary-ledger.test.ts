@@ -1,0 +1,95 @@
+/**
+ * The loss ledger stored when a summary is written (migration 006, electron/engine/
+ * summary-ledger.ts): pass summaries, replay summaries and firings, the variant's
+ * retention, Claude Code's own summary as the baseline, and the `ledger` CLI command.
+ * On the real spotter session (Claude Code compacted turns 0–206 at turn 207).
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCompaction } from '../../electron/engine/engine.js';
+import { runReplay } from '../../electron/engine/replay.js';
+import { importFiles } from '../../electron/importers/import.js';
+import { listSummaries, listVariants } from '../../electron/store/variants.js';
+import { getSpanFacts } from '../../electron/store/summary-facts.js';
+import { turnRangeFacts } from '../../electron/engine/summary-ledger.js';
+import { sessionDetail } from '../../electron/services/session-views.js';
+import { runCli } from '../../electron/cli/run.js';
+import { ledgerOf, summaryLedgerOf, sumRetention, type SummaryLedger } from '../../shared/facts/index.js';
+import type { LedgerReport } from '../../shared/contract.js';
+import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+
+/** Claude Code's summary of turns 0–206 against the facts of those turns (pinned in facts.test.ts too). */
+const CC_RETENTION = {
+  request: { kept: 1, total: 1 },
+  todo: { kept: 0, total: 0 },
+  path: { kept: 19, total: 28 },
+  command: { kept: 4, total: 41 },
+  error: { kept: 1, total: 5 },
+  identifier: { kept: 14, total: 23 },
+  number: { kept: 2, total: 3 },
+};
+
+let t: TempDb;
+let sessionId: number;
+beforeAll(() => {
+  t = tempDb('cs-ledger-');
+  sessionId = importFiles(t.db, [SPOTTER]).sessions[0].id;
+});
+afterAll(() => t.cleanup());
+
+describe('the loss ledger stored with each summary', { timeout: 120_000 }, () => {
+  it('a dag pass stores span facts and a ledger for every summary; a leaf ledger is its span against its text', async () => {
+    const r = await runCompaction(t.db, { sessionId, strategy: 'dag', force: true });
+    expect(r.status).toBe('completed');
+    const summaries = listSummaries(t.db, r.variantId);
+    expect(summaries.length).toBeGreaterThan(1);
+    for (const s of summaries) expect(s.ledger, `summary ${s.id}`).toBeTruthy();
+    const leaf = summaries.find((s) => s.kind === 'leaf')!;
+    const span = turnRangeFacts(t.db, sessionId, leaf.firstPosition, leaf.lastPosition);
+    expect(getSpanFacts(t.db, leaf.id)).toEqual(JSON.parse(JSON.stringify(span)));
+    expect(leaf.ledger).toEqual(summaryLedgerOf(ledgerOf(span, leaf.text)));
+    // A condensation's span facts are its children's merged: its totals cover at least each child's largest category.
+    const condensed = summaries.find((s) => s.kind === 'condensed');
+    if (condensed) {
+      const children = summaries.filter((s) => condensed.childIds.includes(s.id));
+      for (const c of children) expect(condensed.ledger!.retention.command.total).toBeGreaterThanOrEqual(c.ledger!.retention.command.total);
+    }
+    // The variant's retention sums its live summaries' ledgers.
+    const v = listVariants(t.db, sessionId).find((x) => x.id === r.variantId)!;
+    const live = summaries.filter((s) => !s.compacted).map((s) => (s.ledger as SummaryLedger).retention);
+    expect(v.retention).toEqual(sumRetention(live));
+  });
+
+  it('Claude Code\'s own summary is the baseline: on the session, in a replay timeline\'s source events, and per firing', async () => {
+    const detail = sessionDetail(t.db, sessionId);
+    expect(detail.externalCompactions_).toHaveLength(1);
+    expect(detail.externalCompactions_[0].ledger!.retention).toEqual(CC_RETENTION);
+    expect(detail.externalCompactions_[0].ledger!.lost.slice(0, 3).map((e) => e.text)).toEqual(['mix test test/spotter_web/live/project_review_live_test.exs', 'fatal: The current branch spotter-gqc has no upstream branch.', 'git push']);
+
+    const rep = await runReplay(t.db, { sessionId, strategy: 'dag' });
+    expect(rep.status).toBe('completed');
+    const tl = rep.timeline!;
+    expect(tl.baselines.source.events).toHaveLength(1);
+    expect(tl.baselines.source.events[0].ledger!.retention).toEqual(CC_RETENTION);
+    expect(tl.events.length).toBeGreaterThan(0);
+    for (const e of tl.events) if (e.summaryIds.length > 0) expect(e.ledger, `firing at call ${e.call}`).toBeTruthy();
+  });
+
+  it('`ledger <session> --json` prints the baseline and each variant\'s summaries', async () => {
+    let stdout = '';
+    const code = await runCli(['ledger', String(sessionId), '--db', t.dbPath, '--json'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as LedgerReport;
+    expect(report.baselines.map((b) => [b.firstPosition, b.lastPosition, b.ledger!.retention])).toEqual([[0, 206, CC_RETENTION]]);
+    expect(report.variants.length).toBeGreaterThanOrEqual(1);
+    const dag = report.variants.find((v) => v.summaries.length > 0)!;
+    expect(dag.summaries.every((s) => s.ledger !== null)).toBe(true);
+    let human = '';
+    await runCli(['ledger', String(sessionId), '--db', t.dbPath], { stdout: { write: (s: string) => (human += s) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(human).toContain("Baseline: the source tool's summary of turns 0-206");
+    expect(human).toContain('lost: `mix test test/spotter_web/live/project_review_live_test.exs` (ran 5×, ok after 4 failures)');
+  });
+});
