@@ -25,7 +25,7 @@ import type { AbortSignalLike, SummarizeItem, SummarizeRequest, Summarizer, Summ
 import { extractFacts } from '../facts/extract.js';
 import { mergeFactSets, salience } from '../facts/ledger.js';
 import type { Decision, Fact, FactSet } from '../facts/types.js';
-import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
+import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, OPEN_REQUEST_ABOVE, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
 import { summaryFacts } from './summary-facts.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */
@@ -46,7 +46,9 @@ const MAX_CANDIDATES_PER_SECTION = 120;
 export function estimateTokens(text: string): number {
   let n = 0;
   for (const m of text.matchAll(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\sA-Za-z\d]/g)) n += m[0].length > 9 ? 2 : 1;
-  return n;
+  // 10% headroom: on the fixtures' summaries the piece count is within a few percent of
+  // o200k's, on either side.
+  return Math.ceil(n * 1.1);
 }
 
 /** The token budget of a summary: the target, halved on the aggressive tier, capped. */
@@ -64,10 +66,15 @@ interface Entry {
   order: number;
   salience: number;
   tokens: number;
+  /** An unresolved request under State now. */
+  asked?: boolean;
   /** What the entry shows: the summary's facts are its chosen entries'. */
   fact?: Fact;
   decision?: Decision;
 }
+
+/** What people wrote, without inline-code backticks or bold markers: the summary is plain text. */
+const plain = (text: string) => text.replace(/\*\*|`/g, '');
 
 const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}${DETAIL_ARROW}${detail}` : text);
 
@@ -124,7 +131,7 @@ function candidates(set: FactSet): Entry[] {
     const s = salience(f, n);
     switch (f.category) {
       case 'request':
-        push('Goal and requests', f.text, f.firstItem, s + 1, undefined, f);
+        push('Goal and requests', plain(f.text), f.firstItem, s + 1, undefined, f);
         break;
       case 'todo':
         push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, f.firstItem, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
@@ -150,7 +157,10 @@ function candidates(set: FactSet): Entry[] {
       }
     }
   }
-  for (const r of unresolved) push('State now', `${STATE_PREFIX.asked}${r.text}`, r.lastItem, salience(r, n) + 2, undefined, r);
+  for (const r of unresolved) {
+    push('State now', `${STATE_PREFIX.asked}${plain(r.text)}`, r.lastItem, salience(r, n) + 2, undefined, r);
+    out[out.length - 1].asked = true;
+  }
   for (const d of set.decisions ?? []) push('Decisions', d.text, d.firstItem, decisionSalience(d, n), undefined, undefined, d);
   // Linear fill: only the most salient few per section are candidates at all.
   const bySection = new Map<string, Entry[]>();
@@ -198,11 +208,14 @@ function fill(entries: Entry[], header: string, budget: number): { text: string;
     if (e.inline) openInline.add(e.inline);
     chosen.push(e);
   }
+  // An open request whose Goal line is shown too is named, not repeated, under State now.
+  const goalShown = new Set(chosen.filter((e) => e.section === 'Goal and requests').map((e) => e.fact));
   const lines = [header];
   for (const section of SUMMARY_SECTIONS) {
     const mine = chosen.filter((e) => e.section === section).sort((a, b) => a.order - b.order);
     if (mine.length === 0) continue;
     lines.push(`${section}:`);
+    if (section === 'State now') for (const e of mine) if (e.asked && goalShown.has(e.fact)) e.text = `${STATE_PREFIX.asked}${OPEN_REQUEST_ABOVE}`;
     const names = mine.filter((e) => e.inline === 'names');
     const figures = mine.filter((e) => e.inline === 'figures');
     for (const e of mine) if (!e.inline) lines.push(`- ${e.text}`);
@@ -231,11 +244,14 @@ function factsShown(set: FactSet, chosen: readonly Entry[]): FactSet {
 export function extractiveSummarize(req: SummarizeRequest): { text: string; facts: FactSet } {
   const set = requestFacts(req);
   // A summary compresses: at most half the span, whatever the target (a tiny span gives a
-  // tiny summary, and the tier ladder's "shorter than the input" check passes).
+  // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries
+  // of summaries are already dense: a condensation may use up to 90% of its children's
+  // tokens (their facts, deduplicated, are what it keeps).
   let sourceTokens = 0;
   for (const i of req.items) sourceTokens += estimateTokens(i.text) + 2;
   if ((req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary) sourceTokens += estimateTokens(req.priorSummary);
-  const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(sourceTokens / 2));
+  const onlySummaries = req.items.length > 0 && req.items.every((i) => i.kind === 'summary');
+  const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(sourceTokens * (onlySummaries ? 0.9 : 0.5)));
   const n = req.items.length;
   const header = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}]`;
   const { text, chosen } = fill(candidates(set), header, budget);

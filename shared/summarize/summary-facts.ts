@@ -10,7 +10,7 @@ import { detailOf } from '../facts/extract.js';
 import { canonicalCommand } from '../facts/commands.js';
 import { NUMBER_WITH_UNIT_RE } from '../facts/patterns.js';
 import type { Decision, Fact, FactCategory, FactSet, PathAction, TodoStatus } from '../facts/types.js';
-import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
+import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, OPEN_REQUEST_ABOVE, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
 
 const TITLES = new Map<string, SummarySection>(SUMMARY_SECTIONS.map((s) => [`${s}:`, s]));
 
@@ -64,7 +64,9 @@ export function summaryFacts(text: string): FactSet {
         for (const [status, prefix] of Object.entries(STATE_PREFIX)) {
           if (!body.startsWith(prefix)) continue;
           const t = body.slice(prefix.length);
-          if (status === 'asked') add('request', t.toLowerCase(), t);
+          if (status === 'asked') {
+            if (t !== OPEN_REQUEST_ABOVE) add('request', t.toLowerCase(), t);
+          }
           else add('todo', t.toLowerCase(), t, { status: status as TodoStatus });
           break;
         }
