@@ -127,6 +127,8 @@ function candidates(set: FactSet): Entry[] {
   const unresolved = todos.length > 0 ? requests.filter((r) => r.lastItem > lastTodoItem) : requests.length > 0 ? [requests.reduce((a, b) => (b.lastItem >= a.lastItem ? b : a))] : [];
   const push = (section: SummarySection, text: string, order: number, s: number, inline?: Entry['inline'], fact?: Fact, decision?: Decision) =>
     out.push({ section, inline, text, order, salience: s, tokens: estimateTokens(text) + (inline ? 1 : 2), fact, decision });
+  // Todo items in their list's order (the facts keep it), at the time of the latest list.
+  let todoIndex = 0;
   for (const f of set.facts) {
     const s = salience(f, n);
     switch (f.category) {
@@ -134,7 +136,7 @@ function candidates(set: FactSet): Entry[] {
         push('Goal and requests', plain(f.text), f.firstItem, s + 1, undefined, f);
         break;
       case 'todo':
-        push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, f.firstItem, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
+        push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, lastTodoItem + todoIndex++ / 1e4, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
         break;
       case 'path':
         push('Files', f.detail ? `${f.text} (${f.detail})` : f.text, f.firstItem, s, undefined, f);
@@ -245,13 +247,12 @@ export function extractiveSummarize(req: SummarizeRequest): { text: string; fact
   const set = requestFacts(req);
   // A summary compresses: at most half the span, whatever the target (a tiny span gives a
   // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries
-  // of summaries are already dense: a condensation may use up to 90% of its children's
-  // tokens (their facts, deduplicated, are what it keeps).
-  let sourceTokens = 0;
-  for (const i of req.items) sourceTokens += estimateTokens(i.text) + 2;
-  if ((req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary) sourceTokens += estimateTokens(req.priorSummary);
-  const onlySummaries = req.items.length > 0 && req.items.every((i) => i.kind === 'summary');
-  const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(sourceTokens * (onlySummaries ? 0.9 : 0.5)));
+  // in the input (children, a rolling prior) are already dense: up to 90% of their tokens
+  // (their facts, deduplicated, are what is kept).
+  let cap = 0;
+  for (const i of req.items) cap += (estimateTokens(i.text) + 2) * (i.kind === 'summary' ? 0.9 : 0.5);
+  if ((req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary) cap += estimateTokens(req.priorSummary) * 0.9;
+  const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(cap));
   const n = req.items.length;
   const header = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}]`;
   const { text, chosen } = fill(candidates(set), header, budget);

@@ -89,7 +89,7 @@ describe('compact', () => {
 
     const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
     expect(variants.variants).toHaveLength(1);
-    expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-1' }, lastRun: { id: 2, status: 'skipped' } });
+    expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-2' }, lastRun: { id: 2, status: 'skipped' } });
   });
 
   it('bad parameters and strategies are errors on stderr with an exit code, stdout stays empty', async () => {
@@ -136,7 +136,7 @@ describe('export', () => {
     expect(openaiExport.code).toBe(0);
     const { messages } = JSON.parse(openaiExport.stdout);
     expect(messages[0]).toMatchObject({ role: 'user' });
-    expect(messages[0].content.startsWith('[Summary of turns 0-288, depth 1]\n[Extractive condensed summary of 18 summaries (18 summary)]')).toBe(true);
+    expect(messages[0].content.startsWith('[Summary of turns 0-288, depth 1]\n[condensed summary of 18 summaries]')).toBe(true);
 
     const file = path.join(dir, 'replay.md');
     const saved = await cli(['export', '1', '--variant', '1', '--format', 'markdown', '-o', file, '--json']);

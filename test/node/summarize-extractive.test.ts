@@ -58,19 +58,23 @@ describe('extractive summarizer: sections and budget', () => {
         'State now:',
         // No todo list: the last request is the open one, named rather than repeated.
         '- asked, open: the last request above',
+        // Two files named db.ts: the project's src/store/db.ts and the one read under /repo.
         'Files:',
-        '- src/store/db.ts (read)',
-        '- test/node/db.test.ts',
+        '- src/store/db.ts',
+        '- test/node/db.test.ts (mentioned 2×)',
+        '- /repo/electron/store/db.ts (read)',
         '- README.md',
         'Commands and results:',
         '- npx vitest run test/node/db.test.ts → failed',
         'Errors:',
-        '- FAIL test/node/db.test.ts > opens a database → not fixed',
+        // The line that says what went wrong, not the runner's FAIL header.
+        "- TypeError: Cannot read properties of undefined (reading 'prepare') → not fixed",
         'Decisions:',
         // "Let me run…" is narration; the sentence with the choice and its reason is kept.
         '- We decided to keep better-sqlite3 12.11.1 instead of 13.0.0 because 13 needs Node 22.',
         'Key identifiers and figures:',
-        '- names: TypeError; openDatabase; migrate(); https://github.com/WiseLibs/better-sqlite3/issues/1234',
+        // What was said (not tool output), in time order; "13 needs Node 22" has no unit: no figure.
+        '- names: https://github.com/WiseLibs/better-sqlite3/issues/1234; openDatabase; migrate()',
       ].join('\n'),
     );
   });
@@ -104,9 +108,11 @@ describe('extractive summarizer: sections and budget', () => {
 
   it('a rolling summary carries the previous summary forward', () => {
     const prior = extractiveSummary({ purpose: 'leaf', items: turnsToItems(SESSION.slice(0, 3)), targetTokens: 400, tier: 'normal' });
-    const rolling = extractiveSummary({ purpose: 'rolling', items: turnsToItems(SESSION.slice(6)), priorSummary: prior, targetTokens: 400, tier: 'normal' });
+    // The new span holds a large file read: room enough for the prior's facts and the new ones.
+    const rolling = extractiveSummary({ purpose: 'rolling', items: turnsToItems(SESSION.slice(3)), priorSummary: prior, targetTokens: 400, tier: 'normal' });
+    expect(sectionLines(prior, 'Goal and requests')).toEqual(['Please fix the failing test in src/store/db.ts. It crashes when the file is missing.']);
     expect(sectionLines(rolling, 'Goal and requests')).toEqual(['Please fix the failing test in src/store/db.ts. It crashes when the file is missing.', 'Great, next we need to update README.md with the new CLI flags --db and --json.']);
-    expect(sectionLines(rolling, 'Commands and results')).toEqual(['npx vitest run test/node/db.test.ts → failed']);
+    expect(sectionLines(rolling, 'State now')).toEqual(['asked, open: the last request above']);
   });
 
   it('implements the Summarizer interface with kind and model "extractive" and returns its facts', async () => {
