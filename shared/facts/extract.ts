@@ -288,6 +288,7 @@ class Collector {
     if (line.length < 3 || REJECTED_RE.test(line)) return;
     const e = this.touch('error', line.toLowerCase(), line, false);
     e.fixed = false;
+    if (source) e.source = source;
     if (source) {
       const open = this.openErrors.get(source) ?? [];
       if (!open.includes(e)) open.push(e);
@@ -342,7 +343,7 @@ function shortenPaths(facts: readonly Fact[]): void {
  * `lib/foo.ex`) is one fact: a relative path that is the suffix of exactly one absolute
  * path is folded into it (counts summed), and the fact reads as the shorter form.
  */
-function foldRelativePaths(facts: Fact[]): Fact[] {
+export function foldRelativePaths(facts: Fact[]): Fact[] {
   const absolute = facts.filter((f) => f.category === 'path' && f.key.startsWith('/'));
   if (absolute.length === 0) return facts;
   // Index absolute paths by their last segment: each relative path checks only its namesakes.

@@ -3,7 +3,7 @@
  * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
  * condensed summary's facts are the union of its children's; issue 9).
  */
-import { detailOf } from './extract.js';
+import { detailOf, foldRelativePaths } from './extract.js';
 import { contentWords } from './patterns.js';
 import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
 
@@ -28,7 +28,8 @@ export function salience(f: Fact, itemCount: number): number {
  * The union of fact sets in time order (set i's items come after set i-1's): deduped by
  * (category, key), mentions and actions summed, first/last items shifted into one
  * timeline, the latest command outcome and todo state winning; an error counts as fixed
- * when any set says it was fixed. Decisions are merged the same way (by key).
+ * when any set says it was fixed, or when a later set ran its command successfully.
+ * Decisions are merged the same way (by key).
  *
  * `todos: 'latest'` (a condensed summary: "state is the latest child's state"): the todo
  * list is the latest set's that has one, not the union of every list the span ever had,
@@ -81,7 +82,15 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
     }
     offset += set.itemCount;
   }
-  const facts = [...byId.values()];
+  // One file named absolutely in one set and relatively in another is one fact (as within a span).
+  const facts = foldRelativePaths([...byId.values()]);
+  // An error one set left open is fixed when a later set ran its command successfully (the
+  // run that fixed it fell in the next span, where the error itself never appeared).
+  for (const f of facts) {
+    if (f.category !== 'error' || f.fixed !== false || !f.source?.startsWith('command:')) continue;
+    const run = byId.get(`command\u0000${f.source.slice('command:'.length)}`);
+    if (run?.ok === true && run.lastItem > f.lastItem) f.fixed = true;
+  }
   for (const f of facts) {
     if (f.actions === undefined) delete f.actions;
     f.detail = detailOf(f);

@@ -34,6 +34,8 @@ export interface Fact {
   failures?: number;
   /** Errors: a later successful run of the same command (or tool on the same target). */
   fixed?: boolean;
+  /** Errors: what a later success fixes them (`command:<canonical command>` or `<tool>:<target>`), so a merge can tell too. */
+  source?: string;
   /** Todo items: state as of the span's end. */
   status?: TodoStatus;
 }

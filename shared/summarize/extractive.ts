@@ -76,6 +76,9 @@ interface Entry {
 /** What people wrote, without inline-code backticks or bold markers: the summary is plain text. */
 const plain = (text: string) => text.replace(/\*\*|`/g, '');
 
+/** A file with what was done to it; "mentioned N×" is left out (being named is what a listed file is). */
+const fileLine = (f: Fact) => (f.detail && !f.detail.startsWith('mentioned') ? `${f.text} (${f.detail})` : f.text);
+
 const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}${DETAIL_ARROW}${detail}` : text);
 
 /**
@@ -139,7 +142,7 @@ function candidates(set: FactSet): Entry[] {
         push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, lastTodoItem + todoIndex++ / 1e4, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
         break;
       case 'path':
-        push('Files', f.detail ? `${f.text} (${f.detail})` : f.text, f.firstItem, s, undefined, f);
+        push('Files', fileLine(f), f.firstItem, s, undefined, f);
         break;
       case 'command':
         push('Commands and results', withDetail(f.text, f.detail), f.firstItem, s + 0.5, undefined, f);

@@ -13,7 +13,7 @@ export const INLINE_SEPARATOR = '; ';
 /** Prefixes of the two inline lines of "Key identifiers and figures". */
 export const NAMES_PREFIX = 'names: ';
 export const FIGURES_PREFIX = 'figures: ';
-/** Prefixes of "State now" lines, by todo status; an unresolved request reads "asked: …". */
-export const STATE_PREFIX = { completed: 'done: ', in_progress: 'in progress: ', pending: 'open: ', asked: 'asked, open: ' } as const;
-/** An open request whose Goal line is shown reads "asked, open: the last request above" under State now. */
-export const OPEN_REQUEST_ABOVE = 'the last request above';
+/** Prefixes of "State now" lines, by todo status; an unresolved request reads "open request: …". */
+export const STATE_PREFIX = { completed: 'done: ', in_progress: 'in progress: ', pending: 'open: ', asked: 'open request: ' } as const;
+/** An open request whose Goal line is shown reads "open request: the last one above" under State now. */
+export const OPEN_REQUEST_ABOVE = 'the last one above';

@@ -57,11 +57,11 @@ describe('extractive summarizer: sections and budget', () => {
         '- Great, next we need to update README.md with the new CLI flags --db and --json.',
         'State now:',
         // No todo list: the last request is the open one, named rather than repeated.
-        '- asked, open: the last request above',
+        '- open request: the last one above',
         // Two files named db.ts: the project's src/store/db.ts and the one read under /repo.
         'Files:',
         '- src/store/db.ts',
-        '- test/node/db.test.ts (mentioned 2×)',
+        '- test/node/db.test.ts',
         '- /repo/electron/store/db.ts (read)',
         '- README.md',
         'Commands and results:',
@@ -112,7 +112,7 @@ describe('extractive summarizer: sections and budget', () => {
     const rolling = extractiveSummary({ purpose: 'rolling', items: turnsToItems(SESSION.slice(3)), priorSummary: prior, targetTokens: 400, tier: 'normal' });
     expect(sectionLines(prior, 'Goal and requests')).toEqual(['Please fix the failing test in src/store/db.ts. It crashes when the file is missing.']);
     expect(sectionLines(rolling, 'Goal and requests')).toEqual(['Please fix the failing test in src/store/db.ts. It crashes when the file is missing.', 'Great, next we need to update README.md with the new CLI flags --db and --json.']);
-    expect(sectionLines(rolling, 'State now')).toEqual(['asked, open: the last request above']);
+    expect(sectionLines(rolling, 'State now')).toEqual(['open request: the last one above']);
   });
 
   it('implements the Summarizer interface with kind and model "extractive" and returns its facts', async () => {
@@ -197,10 +197,10 @@ describe('extractive summarizer on the real fixtures', () => {
     const state = sectionLines(summary, 'State now');
     const expected = todos.map((t) => `${t.status === 'completed' ? 'done' : t.status === 'in_progress' ? 'in progress' : 'open'}: ${t.content.replace(/\s+/g, ' ').trim()}`);
     // Every todo of that list, with its status as of the cut, in the list's order...
-    expect(state.filter((l) => !l.startsWith('asked, open: '))).toEqual(expected);
+    expect(state.filter((l) => !l.startsWith('open request: '))).toEqual(expected);
     // ...and no completed step reads as open or in progress.
     const done = new Set(todos.filter((t) => t.status === 'completed').map((t) => t.content.trim()));
-    for (const l of state) if (!l.startsWith('done: ')) expect(done.has(l.replace(/^(?:open|in progress|asked, open): /, ''))).toBe(false);
+    for (const l of state) if (!l.startsWith('done: ')) expect(done.has(l.replace(/^(?:open|in progress|open request): /, ''))).toBe(false);
   });
 
   /** The spotter span Claude Code compacted, as dag leaves (≤ 20,000 tokens each, chained priors). */
