@@ -109,6 +109,8 @@ export function deleteSession(db: DB, id: number): boolean {
     const variantIds = (db.prepare('SELECT id FROM variants WHERE session_id = ?').all(id) as { id: number }[]).map((r) => r.id);
     for (const vid of variantIds) {
       db.prepare('DELETE FROM summary_sources WHERE summary_id IN (SELECT id FROM summaries WHERE variant_id = ?)').run(vid);
+      // summary_facts (migration 006) references its summary: its rows go first.
+      db.prepare('DELETE FROM summary_facts WHERE summary_id IN (SELECT id FROM summaries WHERE variant_id = ?)').run(vid);
       db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(vid);
       db.prepare('DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE variant_id = ?)').run(vid);
       db.prepare('DELETE FROM runs WHERE variant_id = ?').run(vid);
