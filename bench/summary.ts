@@ -108,7 +108,7 @@ export function benchSummary(): SummarySessionResult[] {
         const turns = listTurns(db, s.id, { from: cc.firstPosition, to: cc.lastPosition + 1 });
         const span = extractFacts(turnsToItems(turns));
         const target = countTokens(cc.summaryText, 'o200k_base');
-        const after = replacingSummary(extractiveSummarize, turns, target);
+        const after = replacingSummary((req) => extractiveSummarize(req, (t) => countTokens(t, 'o200k_base')), turns, target);
         const before = replacingSummary((req) => ({ text: baselineSummary(req) }), turns, target);
         const rows = [row('source tool', span, cc.summaryText), row('before (extractive-1)', span, before.text), row('after (extractive-2)', span, after.text)];
         const ratioToSource: Record<string, number> = {};

@@ -8,6 +8,7 @@ import type { UserPrices } from '../../shared/cost/prices.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummarizerConfig } from '../../shared/contract.js';
 import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
+import { countTokens } from '../tokenizer.js';
 import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, OPENAI_PROMPT_VERSION, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
 
 /** A summarizer choice plus the secrets and knobs that never enter the variant key. */
@@ -51,7 +52,8 @@ export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS
   const id = summarizerIdentity(setup);
   switch (id.kind) {
     case 'extractive':
-      return createExtractiveSummarizer();
+      // The real tokenizer (o200k, the default) checks each summary against its target.
+      return createExtractiveSummarizer({ countTokens: (text) => countTokens(text) });
     case 'openai': {
       const opts: OpenAiSummarizerOptions = {
         baseURL: id.baseURL!,

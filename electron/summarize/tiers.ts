@@ -183,7 +183,7 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
   }
   // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
-  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' });
+  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
   const tokenCount = o.countTokens(text);
   cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);

@@ -109,7 +109,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const before = historyOf(ctx.metas, summaries);
   const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
-  const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' });
+  const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' }, (t) => ctx.countTokens(t));
   const tokenCount = ctx.countTokens(text);
   const span = convSpan(ctx.metas, from, to);
   const superseded = d.live.map((s) => s.id);

@@ -37,6 +37,9 @@ export const MAX_BUDGET_TOKENS = 16_000;
 /** Entries considered per section: past this a list stops helping the reader (and keeps the fill linear). */
 const MAX_CANDIDATES_PER_SECTION = 120;
 
+/** Counts a text's tokens: the real tokenizer when the caller has one (electron/), else `estimateTokens`. */
+export type TokenCounter = (text: string) => number;
+
 /**
  * Tokens of a text, estimated without a tokenizer (shared/ has none): one per word piece
  * (a camelCase or snake_case part), one per 1–3 digits, one per other symbol. BPE
@@ -46,8 +49,9 @@ const MAX_CANDIDATES_PER_SECTION = 120;
 export function estimateTokens(text: string): number {
   let n = 0;
   for (const m of text.matchAll(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\sA-Za-z\d]/g)) n += m[0].length > 9 ? 2 : 1;
-  // 10% headroom: on the fixtures' summaries the piece count is within a few percent of
-  // o200k's, on either side.
+  // On the fixtures' leaf summaries the piece count is 0.88–1.3× o200k's (mean 1.06): with
+  // 10% added it is rarely under, and a summarizer given the real tokenizer
+  // (`countTokens`) checks the written text and drops entries until it fits.
   return Math.ceil(n * 1.1);
 }
 
@@ -119,7 +123,7 @@ export function requestFacts(req: Omit<SummarizeRequest, 'tier'>): FactSet {
 }
 
 /** Every entry a summary of these facts could hold, with its salience and cost. */
-function candidates(set: FactSet): Entry[] {
+function candidates(set: FactSet, count: TokenCounter): Entry[] {
   const n = set.itemCount;
   const out: Entry[] = [];
   const todos = set.facts.filter((f) => f.category === 'todo');
@@ -129,7 +133,7 @@ function candidates(set: FactSet): Entry[] {
   // without a todo list, the last request is what the work is on.
   const unresolved = todos.length > 0 ? requests.filter((r) => r.lastItem > lastTodoItem) : requests.length > 0 ? [requests.reduce((a, b) => (b.lastItem >= a.lastItem ? b : a))] : [];
   const push = (section: SummarySection, text: string, order: number, s: number, inline?: Entry['inline'], fact?: Fact, decision?: Decision) =>
-    out.push({ section, inline, text, order, salience: s, tokens: estimateTokens(text) + (inline ? 1 : 2), fact, decision });
+    out.push({ section, inline, text, order, salience: s, tokens: count(text) + (inline ? 1 : 2), fact, decision });
   // Todo items in their list's order (the facts keep it), at the time of the latest list.
   let todoIndex = 0;
   for (const f of set.facts) {
@@ -188,16 +192,16 @@ function decisionSalience(d: Decision, itemCount: number): number {
 const bySalience = (a: Entry, b: Entry) => b.salience - a.salience || a.order - b.order;
 
 /** Title line cost; an inline line's prefix cost. */
-const titleTokens = (s: SummarySection) => estimateTokens(`${s}:`) + 1;
-const inlinePrefixTokens = (k: 'names' | 'figures') => estimateTokens(k === 'names' ? NAMES_PREFIX : FIGURES_PREFIX) + 2;
+const titleTokens = (s: SummarySection, count: TokenCounter) => count(`${s}:`) + 1;
+const inlinePrefixTokens = (k: 'names' | 'figures', count: TokenCounter) => count(k === 'names' ? NAMES_PREFIX : FIGURES_PREFIX) + 2;
 
 /**
  * Chooses entries by salience until `budget` tokens are spent (titles and line prefixes
  * counted when a section or an inline line opens), then renders the sections in order,
  * entries in time order.
  */
-function fill(entries: Entry[], header: string, budget: number): { text: string; chosen: Entry[] } {
-  let remaining = budget - estimateTokens(header) - 1;
+function fill(entries: Entry[], header: string, budget: number, count: TokenCounter): { text: string; chosen: Entry[] } {
+  let remaining = budget - count(header) - 1;
   const chosen: Entry[] = [];
   const openSections = new Set<string>();
   const openInline = new Set<string>();
@@ -205,14 +209,19 @@ function fill(entries: Entry[], header: string, budget: number): { text: string;
   for (const e of entries) {
     if (remaining <= 0) break;
     let cost = e.tokens;
-    if (!openSections.has(e.section)) cost += titleTokens(e.section);
-    if (e.inline && !openInline.has(e.inline)) cost += inlinePrefixTokens(e.inline);
+    if (!openSections.has(e.section)) cost += titleTokens(e.section, count);
+    if (e.inline && !openInline.has(e.inline)) cost += inlinePrefixTokens(e.inline, count);
     if (cost > remaining) continue;
     remaining -= cost;
     openSections.add(e.section);
     if (e.inline) openInline.add(e.inline);
     chosen.push(e);
   }
+  return { text: render(chosen, header), chosen };
+}
+
+/** The chosen entries as text: sections in order, entries in time order. */
+function render(chosen: readonly Entry[], header: string): string {
   // An open request whose Goal line is shown too is named, not repeated, under State now.
   const goalShown = new Set(chosen.filter((e) => e.section === 'Goal and requests').map((e) => e.fact));
   const lines = [header];
@@ -220,14 +229,14 @@ function fill(entries: Entry[], header: string, budget: number): { text: string;
     const mine = chosen.filter((e) => e.section === section).sort((a, b) => a.order - b.order);
     if (mine.length === 0) continue;
     lines.push(`${section}:`);
-    if (section === 'State now') for (const e of mine) if (e.asked && goalShown.has(e.fact)) e.text = `${STATE_PREFIX.asked}${OPEN_REQUEST_ABOVE}`;
+    const shown = (e: Entry) => (section === 'State now' && e.asked && goalShown.has(e.fact) ? `${STATE_PREFIX.asked}${OPEN_REQUEST_ABOVE}` : e.text);
     const names = mine.filter((e) => e.inline === 'names');
     const figures = mine.filter((e) => e.inline === 'figures');
-    for (const e of mine) if (!e.inline) lines.push(`- ${e.text}`);
+    for (const e of mine) if (!e.inline) lines.push(`- ${shown(e)}`);
     if (names.length > 0) lines.push(`- ${NAMES_PREFIX}${names.map((e) => e.text).join(INLINE_SEPARATOR)}`);
     if (figures.length > 0) lines.push(`- ${FIGURES_PREFIX}${figures.map((e) => e.text).join(INLINE_SEPARATOR)}`);
   }
-  return { text: lines.join('\n'), chosen };
+  return lines.join('\n');
 }
 
 /** The facts a written summary carries: those its chosen entries show (what a condensation merges). */
@@ -246,7 +255,8 @@ function factsShown(set: FactSet, chosen: readonly Entry[]): FactSet {
  * For 'rolling' and 'watermark' the prior summary is part of the input (the new summary
  * replaces it); for 'leaf' it is continuity context (see requestFacts).
  */
-export function extractiveSummarize(req: SummarizeRequest): { text: string; facts: FactSet } {
+export function extractiveSummarize(req: SummarizeRequest, countTokens?: TokenCounter): { text: string; facts: FactSet } {
+  const count = countTokens ?? estimateTokens;
   const set = requestFacts(req);
   // A summary compresses: at most half the span, whatever the target (a tiny span gives a
   // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries
@@ -258,24 +268,38 @@ export function extractiveSummarize(req: SummarizeRequest): { text: string; fact
   const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(cap));
   const n = req.items.length;
   const header = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}]`;
-  const { text, chosen } = fill(candidates(set), header, budget);
+  const filled = fill(candidates(set, count), header, budget, count);
+  let { text } = filled;
+  const chosen = filled.chosen;
+  // Entries were costed one by one; the written text is what must fit. With the real
+  // tokenizer the least salient entries go until it does (rarely more than one).
+  if (countTokens) {
+    chosen.sort(bySalience);
+    while (chosen.length > 0 && countTokens(text) > Math.max(budget, countTokens(header))) {
+      chosen.pop();
+      text = render(chosen, header);
+    }
+  }
   return { text, facts: factsShown(set, chosen) };
 }
 
 /** The extractive summary's text alone (two-line's digest, the tier ladder's fallback). */
-export function extractiveSummary(req: SummarizeRequest): string {
-  return extractiveSummarize(req).text;
+export function extractiveSummary(req: SummarizeRequest, countTokens?: TokenCounter): string {
+  return extractiveSummarize(req, countTokens).text;
 }
 
-/** The extractive summarizer behind the common interface (kind and model 'extractive'). */
-export function createExtractiveSummarizer(): Summarizer {
+/**
+ * The extractive summarizer behind the common interface (kind and model 'extractive').
+ * `countTokens`: the real tokenizer (the app passes o200k's); without it tokens are estimated.
+ */
+export function createExtractiveSummarizer(opts?: { countTokens?: TokenCounter }): Summarizer {
   return {
     kind: 'extractive',
     model: EXTRACTIVE_MODEL,
     promptVersion: EXTRACTIVE_PROMPT_VERSION,
     async summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult> {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      const { text, facts } = extractiveSummarize(req);
+      const { text, facts } = extractiveSummarize(req, opts?.countTokens);
       return { text, model: EXTRACTIVE_MODEL, costUsd: 0, facts };
     },
   };
