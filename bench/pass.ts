@@ -12,6 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../electron/store/db.js';
 import { importText } from '../electron/importers/import.js';
 import { runCompaction } from '../electron/engine/engine.js';
+import type { Summarizer } from '../shared/strategies/summarizer.js';
+import { createBaselineSummarizer } from './baseline/extractive-1.js';
 
 export interface PassBenchResult {
   turns: number;
@@ -61,15 +63,18 @@ export function syntheticTranscriptJsonl(turns: number): string {
   return lines.slice(0, turns).join('\n');
 }
 
-export async function benchPass(opts: { turns: number }): Promise<PassBenchResult> {
+export async function benchPass(opts: { turns: number; summarizer?: Summarizer }): Promise<PassBenchResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-pass-'));
   const db = openDatabase(path.join(dir, 'bench.db'));
   try {
     const report = importText(db, 'bench-pass.jsonl', syntheticTranscriptJsonl(opts.turns), { format: 'openai' });
     const session = report.sessions[0];
     const t0 = performance.now();
-    const result = await runCompaction(db, { sessionId: session.id, strategy: 'dag', params: {}, force: true });
+    const c0 = process.cpuUsage();
+    const result = await runCompaction(db, { sessionId: session.id, strategy: 'dag', params: {}, force: true, summarizer: opts.summarizer });
     const passMs = performance.now() - t0;
+    const cpu = process.cpuUsage(c0);
+    lastCpuMs = (cpu.user + cpu.system) / 1000;
     const base = { turns: session.turns, passMs: Math.round(passMs), sessionTokens: session.tokens, summarizerCalls: Number(result.stats.summarizerCalls ?? 0), status: result.status };
     if (result.status !== 'completed') return { ...base, turnsPerSecond: 0, error: result.error ?? result.status, stats: result.stats };
     return { ...base, turnsPerSecond: Math.round(session.turns / (passMs / 1000)), stats: result.stats };
@@ -79,8 +84,33 @@ export async function benchPass(opts: { turns: number }): Promise<PassBenchResul
   }
 }
 
+let lastCpuMs = 0;
+
+export interface PassRatioResult {
+  before: PassBenchResult & { cpuMs: number };
+  after: PassBenchResult & { cpuMs: number };
+  /** Today's pass time over the baseline's, wall clock and CPU time of this process. */
+  ratio: number;
+  cpuRatio: number;
+}
+
+/** The dag pass with the pre-issue-9 extractive summarizer, then with today's, in one run. */
+export async function benchPassRatio(opts: { turns: number }): Promise<PassRatioResult> {
+  const before = { ...(await benchPass({ turns: opts.turns, summarizer: createBaselineSummarizer() })), cpuMs: 0 };
+  before.cpuMs = Math.round(lastCpuMs);
+  const after = { ...(await benchPass({ turns: opts.turns })), cpuMs: 0 };
+  after.cpuMs = Math.round(lastCpuMs);
+  return { before, after, ratio: Math.round((after.passMs / before.passMs) * 100) / 100, cpuRatio: Math.round((after.cpuMs / before.cpuMs) * 100) / 100 };
+}
+
 async function main(argv: string[]): Promise<void> {
   const i = argv.indexOf('--turns');
+  if (argv.includes('--ratio')) {
+    const r = await benchPassRatio({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000 });
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ pass: { dagRatio: r } })}\n`);
+    else console.log(`dag pass over ${r.after.turns} turns: before (extractive-1) ${r.before.passMs} ms (CPU ${r.before.cpuMs} ms), after ${r.after.passMs} ms (CPU ${r.after.cpuMs} ms): ${r.ratio}× wall, ${r.cpuRatio}× CPU`);
+    return;
+  }
   const r = await benchPass({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000 });
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ pass: { dag: r } })}\n`);
   else console.log(r.error ? `dag pass: ${r.status}: ${r.error}` : `dag pass over ${r.turns} turns (${r.sessionTokens} tokens): ${r.passMs} ms, ${r.turnsPerSecond} turns/s, ${r.summarizerCalls} summarizer calls`);

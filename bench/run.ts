@@ -3,10 +3,11 @@
  *
  *   import     bench/import.ts    benchImport({ turns: 1,000,000 })  (issue 2)
  *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
- *   pass       bench/pass.ts      benchPass({ turns: 100,000 })     a full extractive dag pass
+ *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the pre-issue-9 extractive summarizer's in the same run (goal <= 1.5x)
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
+ *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own (issue 9: <= its tokens, >= 2x its retention)
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
  *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
@@ -17,8 +18,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger' | 'summary';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger', 'summary'];
 
 interface Sizes {
   importTurns: number;
@@ -57,8 +58,9 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
       return benchPlans({ turns: sizes.planTurns, runs: sizes.planRuns });
     }
     case 'pass': {
-      const benchPass = await load<(o: { turns: number }) => Promise<Json>>('./pass.js', 'benchPass');
-      return { dag: await benchPass({ turns: sizes.passTurns }) };
+      const benchPassRatio = await load<(o: { turns: number }) => Promise<Json>>('./pass.js', 'benchPassRatio');
+      const r = await benchPassRatio({ turns: sizes.passTurns });
+      return { dag: r.after, dagBefore: r.before, ratio: r.ratio, cpuRatio: r.cpuRatio };
     }
     case 'replay': {
       const benchReplay = await load<(o: { turns: number }) => Promise<Json>>('./replay.js', 'benchReplay');
@@ -71,6 +73,12 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
     case 'ledger': {
       const benchLedger = await load<(o: { tokens: number; runs: number }) => Json>('./ledger.js', 'benchLedger');
       return benchLedger({ tokens: 20_000, runs: sizes === QUICK ? 30 : 200 });
+    }
+    case 'summary': {
+      const benchSummary = await load<() => Array<Json & { texts?: unknown }>>('./summary.js', 'benchSummary');
+      const formatSummaryTable = await load<(r: unknown) => string>('./summary.js', 'formatSummaryTable');
+      const sessions = benchSummary();
+      return { sessions: sessions.map(({ texts: _t, ...r }) => r), table: formatSummaryTable(sessions) };
     }
     default: {
       const _exhaustive: never = part;
@@ -106,6 +114,8 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     const dag = (pass.dag ?? pass) as Json;
     if (dag.error) out.push(`  error: ${dag.error}`);
     else out.push(`  ${fmt(dag.turns)} turns (${fmt(dag.sessionTokens)} tokens) in ${fmt(dag.passMs)} ms: ${fmt(dag.turnsPerSecond)} turns/s, ${fmt(dag.summarizerCalls)} summarizer calls`);
+    const before = pass.dagBefore as Json | undefined;
+    if (before && !before.error) out.push(`  before issue 9 (extractive-1), same run: ${fmt(before.passMs)} ms; ratio after/before ${fmt(pass.ratio)}x wall, ${fmt(pass.cpuRatio)}x CPU (goal <= 1.5x)`);
   }
   const rep = results.replay;
   if (rep) {
@@ -128,6 +138,12 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     out.push('', 'Loss ledger of a 20k-token leaf (extract facts + match the summary; goal <= 5 ms)');
     if (led.error) out.push(`  error: ${led.error}`);
     else out.push(`  ${fmt(led.leafTokens)} tokens, ${fmt(led.turns)} turns, ${fmt(led.facts)} facts: median ${fmt(led.medianMs)} ms (CPU ${fmt(led.cpuMedianMs)} ms), p95 ${fmt(led.p95Ms)} ms, extraction ${fmt(led.extractMedianMs)} ms; ratio to the goal ${fmt(led.ratioToGoal)}`);
+  }
+  const sum = results.summary;
+  if (sum) {
+    out.push('', 'Summary quality: the summary replacing each source-tool compaction vs the tool\'s own (goal: <= its tokens, >= 2x its retention per category)');
+    if (sum.error) out.push(`  error: ${sum.error}`);
+    else out.push(String(sum.table).replace(/^/gm, '  '));
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -251,7 +251,7 @@ export interface SummaryInfo extends ExistingSummary {
   /** Turn ids a leaf covers directly (empty for condensed). */
   turnIds: number[];
   createdAt: string;
-  /** The loss ledger of this summary over the span it covers (null: written before migration 005). */
+  /** The loss ledger of this summary over the span it covers (null: written before migration 006). */
   ledger?: SummaryLedger | null;
 }
 
@@ -500,7 +500,7 @@ export interface ReplayEventInfo {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
-  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 005). */
+  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 006). */
   ledger?: SummaryLedger | null;
 }
 

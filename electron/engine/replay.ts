@@ -154,8 +154,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
       // Ledgers in insertion order: a condensation's children have theirs first.
       const ledgers = new Map<number, SummaryLedger>();
+      const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
       for (const id of [...ids.values()].sort((a, b) => a - b)) {
-        const l = recordSummaryLedger(db, id);
+        const l = recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
         if (l) ledgers.set(id, l);
       }
       events.forEach((e, i) => {

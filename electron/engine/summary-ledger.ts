@@ -32,13 +32,17 @@ function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>
   return parts.length === 1 ? parts[0] : mergeFactSets(parts);
 }
 
-/** Computes and stores the ledger of a summary just inserted (inside the caller's transaction). */
-export function recordSummaryLedger(db: DB, summaryId: number): SummaryLedger | null {
+/**
+ * Computes and stores the ledger of a summary just inserted (inside the caller's
+ * transaction), with the facts its summarizer says it carries (own facts, issue 9: what a
+ * later condensation merges; null for model summaries).
+ */
+export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet | null = null): SummaryLedger | null {
   const s = summaryForLedger(db, summaryId);
   if (!s) return null;
   const span = spanFactsOf(db, s);
   const ledger = summaryLedgerOf(ledgerOf(span, s.text));
-  insertSummaryFacts(db, { summaryId, spanFacts: span, ownFacts: null, ledger });
+  insertSummaryFacts(db, { summaryId, spanFacts: span, ownFacts, ledger });
   return ledger;
 }
 

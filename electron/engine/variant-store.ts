@@ -10,6 +10,7 @@ import type { VariantState } from '../../shared/strategies/types.js';
 import type { VariantStore, VariantWriter } from '../../shared/passes/context.js';
 import { withSessionLock } from './locks.js';
 import { recordSummaryLedger } from './summary-ledger.js';
+import { getOwnFacts } from '../store/summary-facts.js';
 
 export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: number; runId: number }): VariantStore {
   const state = (): VariantState => getVariant(db, o.variantId)?.state ?? {};
@@ -20,7 +21,7 @@ export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: nu
     insertSummary: (s) => {
       const id = insertSummary(db, { ...s, variantId: o.variantId, runId: o.runId });
       // The loss ledger is computed as the summary is written, in the same transaction.
-      recordSummaryLedger(db, id);
+      recordSummaryLedger(db, id, s.facts ?? null);
       return id;
     },
     markCompacted: (ids) => markCompacted(db, ids),
@@ -30,6 +31,7 @@ export function sqliteVariantStore(db: DB, o: { sessionId: number; variantId: nu
     summaries,
     state,
     summaryText: (id) => getSummaryText(db, o.variantId, id),
+    summaryFacts: (id) => getOwnFacts(db, id),
     commit: (fn) => withSessionLock(o.sessionId, () => writeTransaction(db, () => fn(writer))),
   };
 }

@@ -13,7 +13,7 @@ import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { TieredSummary } from '../../shared/passes/context.js';
-import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
+import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
 import { spanDigest, summaryCacheKey } from './cache.js';
 import { cacheGet, cachePut, DEFAULT_CACHE_LIMIT } from '../store/summary-cache.js';
@@ -174,16 +174,18 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     const key = keyOf(tier);
     const tokenCount = o.countTokens(text);
     cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
-    return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started };
+    // Facts describe the text as returned: kept only when the text was not trimmed.
+    const facts = result.facts && text === result.text ? result.facts : undefined;
+    return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
   }
 
   if (o.allowFallback === false) {
     throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
   }
   // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
-  const text = extractiveSummary({ ...o.request, tier: 'aggressive' });
+  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
   const tokenCount = o.countTokens(text);
   cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
-  return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started };
+  return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
 }

@@ -13,7 +13,8 @@
  * - identifiers (symbols, issue/bead ids, URLs) and numbers with units, from what the user
  *   and the agent said (not from file contents or thinking: code would drown the span);
  * - the user's requests (user text that is not a tool result or harness markup);
- * - the todo list as of the span's end (TodoWrite `todos`, Codex `update_plan` `plan`).
+ * - the todo list as of the span's end (TodoWrite `todos`, Codex `update_plan` `plan`);
+ * - decisions: sentences that state a choice with its reason (shared/facts/decisions.ts).
  */
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { itemSegments } from '../summarize/items.js';
@@ -36,7 +37,8 @@ import {
   URL_RE,
   UUID_RE,
 } from './patterns.js';
-import type { Fact, FactCategory, FactSet, PathAction, TodoStatus } from './types.js';
+import { decisionsIn, REASON_RE } from './decisions.js';
+import type { Decision, Fact, FactCategory, FactSet, PathAction, TodoStatus } from './types.js';
 
 const REQUEST_CHARS = 240;
 const ERROR_CHARS = 160;
@@ -63,7 +65,7 @@ export function cleanText(text: string): string {
 }
 
 /** The canonical key of a number with its unit: "1,200 tokens" → "1200 token", "3x" → "3 ×". */
-function numberKey(value: string, unit: string): string {
+export function numberKey(value: string, unit: string): string {
   let u = unit.toLowerCase();
   if (u === 'x') u = '×';
   else if (u.length > 3 && u.endsWith('s') && !u.endsWith('ss')) u = u.slice(0, -1);
@@ -80,7 +82,23 @@ class Collector {
   private readonly pending: Pending[] = [];
   private todos: Array<{ content: string; status: TodoStatus }> | null = null;
   private readonly todoSeen = new Map<string, { first: number; mentions: number }>();
+  private readonly decisionList = new Map<string, Decision>();
   item = 0;
+
+  decisions(rawText: string, userNamed: boolean): void {
+    // Cheap gate first: most said text holds no reason word at all.
+    if (!REASON_RE.test(rawText)) return;
+    const text = userNamed ? rawText.replace(HARNESS_BLOCK_RE, ' ') : rawText;
+    for (const d of decisionsIn(text.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' '))) {
+      const key = d.toLowerCase();
+      const prev = this.decisionList.get(key);
+      if (prev) {
+        prev.mentions++;
+        prev.lastItem = this.item;
+        prev.userNamed ||= userNamed;
+      } else this.decisionList.set(key, { key, text: d, firstItem: this.item, lastItem: this.item, mentions: 1, userNamed });
+    }
+  }
 
   touch(category: FactCategory, key: string, text: string, userNamed: boolean): Fact {
     const id = `${category}\u0000${key}`;
@@ -270,6 +288,7 @@ class Collector {
     if (line.length < 3 || REJECTED_RE.test(line)) return;
     const e = this.touch('error', line.toLowerCase(), line, false);
     e.fixed = false;
+    if (source) e.source = source;
     if (source) {
       const open = this.openErrors.get(source) ?? [];
       if (!open.includes(e)) open.push(e);
@@ -288,7 +307,7 @@ class Collector {
     shortenPaths([...this.facts.values()]);
     const facts = foldRelativePaths([...this.facts.values()]);
     for (const f of facts) f.detail = detailOf(f);
-    return { facts, itemCount };
+    return { facts, itemCount, decisions: [...this.decisionList.values()] };
   }
 
   lastTodoItem = 0;
@@ -324,7 +343,7 @@ function shortenPaths(facts: readonly Fact[]): void {
  * `lib/foo.ex`) is one fact: a relative path that is the suffix of exactly one absolute
  * path is folded into it (counts summed), and the fact reads as the shorter form.
  */
-function foldRelativePaths(facts: Fact[]): Fact[] {
+export function foldRelativePaths(facts: Fact[]): Fact[] {
   const absolute = facts.filter((f) => f.category === 'path' && f.key.startsWith('/'));
   if (absolute.length === 0) return facts;
   // Index absolute paths by their last segment: each relative path checks only its namesakes.
@@ -399,6 +418,7 @@ export function extractFacts(items: readonly SummarizeItem[]): FactSet {
         case 'said':
           if (isUserTurn) c.request(seg.lines);
           else c.references(seg.lines.join('\n'), false);
+          c.decisions(seg.lines.join('\n'), isUserTurn);
           for (const line of seg.lines) {
             const shell = SHELL_LINE_RE.exec(line);
             if (shell) c.command(shell[1], isUserTurn);

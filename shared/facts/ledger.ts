@@ -3,9 +3,9 @@
  * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
  * condensed summary's facts are the union of its children's; issue 9).
  */
-import { detailOf } from './extract.js';
+import { detailOf, foldRelativePaths } from './extract.js';
 import { contentWords } from './patterns.js';
-import { emptyRetention, FACT_CATEGORIES, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
+import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
 
 /**
  * How much a fact matters to a continuing agent: how often it came up (log-scaled), how
@@ -28,13 +28,36 @@ export function salience(f: Fact, itemCount: number): number {
  * The union of fact sets in time order (set i's items come after set i-1's): deduped by
  * (category, key), mentions and actions summed, first/last items shifted into one
  * timeline, the latest command outcome and todo state winning; an error counts as fixed
- * when any set says it was fixed.
+ * when any set says it was fixed, or when a later set ran its command successfully.
+ * Decisions are merged the same way (by key).
+ *
+ * `todos: 'latest'` (a condensed summary: "state is the latest child's state"): the todo
+ * list is the latest set's that has one, not the union of every list the span ever had,
+ * since a todo list is replaced whole on each update.
  */
-export function mergeFactSets(sets: readonly FactSet[]): FactSet {
+export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest' }): FactSet {
   const byId = new Map<string, Fact>();
+  const decisions = new Map<string, Decision>();
+  let anyDecisions = false;
+  let latestTodoSet = -1;
+  if (opts?.todos === 'latest') for (let i = 0; i < sets.length; i++) if (sets[i].facts.some((f) => f.category === 'todo')) latestTodoSet = i;
   let offset = 0;
-  for (const set of sets) {
+  for (let si = 0; si < sets.length; si++) {
+    const set = sets[si];
+    if (set.decisions) {
+      anyDecisions = true;
+      for (const d of set.decisions) {
+        const prev = decisions.get(d.key);
+        if (!prev) decisions.set(d.key, { ...d, firstItem: d.firstItem + offset, lastItem: d.lastItem + offset });
+        else {
+          prev.mentions += d.mentions;
+          prev.lastItem = Math.max(prev.lastItem, d.lastItem + offset);
+          prev.userNamed ||= d.userNamed;
+        }
+      }
+    }
     for (const f of set.facts) {
+      if (f.category === 'todo' && latestTodoSet >= 0 && si !== latestTodoSet) continue;
       const id = `${f.category}\u0000${f.key}`;
       const prev = byId.get(id);
       if (!prev) {
@@ -59,12 +82,20 @@ export function mergeFactSets(sets: readonly FactSet[]): FactSet {
     }
     offset += set.itemCount;
   }
-  const facts = [...byId.values()];
+  // One file named absolutely in one set and relatively in another is one fact (as within a span).
+  const facts = foldRelativePaths([...byId.values()]);
+  // An error one set left open is fixed when a later set ran its command successfully (the
+  // run that fixed it fell in the next span, where the error itself never appeared).
+  for (const f of facts) {
+    if (f.category !== 'error' || f.fixed !== false || !f.source?.startsWith('command:')) continue;
+    const run = byId.get(`command\u0000${f.source.slice('command:'.length)}`);
+    if (run?.ok === true && run.lastItem > f.lastItem) f.fixed = true;
+  }
   for (const f of facts) {
     if (f.actions === undefined) delete f.actions;
     f.detail = detailOf(f);
   }
-  return { facts, itemCount: offset };
+  return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
 }
 
 /** What a ledger matches facts against, prepared once per visible text. */

@@ -128,7 +128,7 @@ export function isNoiseIdentifier(s: string): boolean {
 }
 
 /** Markup a harness wraps around user turns; what is inside is not the user's request. */
-export const HARNESS_BLOCK_RE = /<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args|command-stdout|user-prompt-submit-hook|bash-stdout|bash-stderr|bash-input|task-notification|ide_opened_file|ide_selection)>[\s\S]*?<\/\1>/g;
+export const HARNESS_BLOCK_RE = /<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args|command-stdout|user-prompt-submit-hook|bash-stdout|bash-stderr|bash-input|task-notification|ide_opened_file|ide_selection|environment_context|user_instructions)>[\s\S]*?<\/\1>/g;
 /** Any HTML/XML-looking tag. */
 export const TAG_RE = /<\/?[A-Za-z][\w-]*(?:\s[^<>]*)?\/?>/g;
 

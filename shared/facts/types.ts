@@ -34,13 +34,33 @@ export interface Fact {
   failures?: number;
   /** Errors: a later successful run of the same command (or tool on the same target). */
   fixed?: boolean;
+  /** Errors: what a later success fixes them (`command:<canonical command>` or `<tool>:<target>`), so a merge can tell too. */
+  source?: string;
   /** Todo items: state as of the span's end. */
   status?: TodoStatus;
+}
+
+/**
+ * A decision: a sentence that states a choice with its reason ("use X because Y",
+ * "switched to X instead of Y"), not narration of a step ("Let me…", "Perfect!"). Kept
+ * beside the facts, outside the ledger's categories: the ledger scores what a summary
+ * must keep verbatim-ish, a decision is for the summary to carry when it has room.
+ */
+export interface Decision {
+  /** Lowercased text: identity for dedupe. */
+  key: string;
+  text: string;
+  firstItem: number;
+  lastItem: number;
+  mentions: number;
+  userNamed: boolean;
 }
 
 export interface FactSet {
   facts: Fact[];
   itemCount: number;
+  /** Decisions in time order (absent: none were looked for, e.g. a ledger's own sets). */
+  decisions?: Decision[];
 }
 
 export interface Ledger {

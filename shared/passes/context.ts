@@ -13,6 +13,7 @@ import type { Turn, TurnMeta } from '../model/turn.js';
 import type { ExistingSummary, SummaryKind, SummaryTier, VariantState } from '../strategies/types.js';
 import type { AbortSignalLike, SummarizeRequest, Summarizer } from '../strategies/summarizer.js';
 import type { VariantInfo } from '../contract.js';
+import type { FactSet } from '../facts/types.js';
 
 export interface TieredSummary {
   text: string;
@@ -27,6 +28,8 @@ export interface TieredSummary {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
+  /** The summary's facts when its summarizer returned them (absent on a cache hit and for model summaries). */
+  facts?: FactSet;
 }
 
 /** A summary a pass writes (the store adds the variant, the run and, in a replay, the call). */
@@ -45,6 +48,8 @@ export interface NewSummary {
   /** Leaf-like summaries cover turns; condensed ones cover child summaries. */
   turnIds?: number[];
   childSummaryIds?: number[];
+  /** The facts the summary carries (its summarizer's), kept beside its text for later condensations. */
+  facts?: FactSet;
 }
 
 /** What a pass may do inside its commit: re-read, then write. All or nothing. */
@@ -60,6 +65,8 @@ export interface VariantWriter {
 export interface VariantStore {
   summaries(): ExistingSummary[];
   summaryText(id: number): string;
+  /** The facts stored with a summary, or null (older rows, model summaries): the summarizer then reads them from the text. */
+  summaryFacts?(id: number): FactSet | null;
   state(): VariantState;
   /**
    * Runs `fn` atomically: in SQLite one BEGIN IMMEDIATE transaction under the session's

@@ -66,10 +66,15 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
   const timeAt = (position: number) => ctx.readTurns(position, position + 1)[0]?.timestamp ?? null;
   for (const c of plan.condense) {
     ctx.checkCancelled();
+    // Condensation merges facts, not text: each child brings the facts kept with it (made in
+    // this pass, or stored); a child without them has them read back from its text. Its place
+    // (depth, turns, time) labels it in the depth >= 2 prompt.
     const items = c.childIds.map((ref) => {
       const child = existing.get(ref) ?? made.get(ref)!;
-      const text = ref.startsWith('s') ? ctx.store.summaryText(Number(ref.slice(1))) : made.get(ref)!.summary.text;
-      return summaryToItem(text, { depth: child.depth, firstPosition: child.firstPosition, lastPosition: child.lastPosition, firstAt: timeAt(child.firstPosition), lastAt: timeAt(child.lastPosition) });
+      const place = { depth: child.depth, firstPosition: child.firstPosition, lastPosition: child.lastPosition, firstAt: timeAt(child.firstPosition), lastAt: timeAt(child.lastPosition) };
+      if (!ref.startsWith('s')) return summaryToItem(made.get(ref)!.summary.text, place, made.get(ref)!.summary.facts);
+      const id = Number(ref.slice(1));
+      return summaryToItem(ctx.store.summaryText(id), place, ctx.store.summaryFacts?.(id) ?? undefined);
     });
     const summary = await ctx.summarize({ purpose: 'condensed', depth: c.depth, items, targetTokens: c.targetTokens });
     let first = Infinity;
@@ -108,6 +113,7 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
           lastPosition: m.lastPosition,
           turnIds: m.turnIds,
           childSummaryIds: childIds,
+          facts: m.summary.facts,
         }),
       );
       if (childIds) w.markCompacted(childIds);

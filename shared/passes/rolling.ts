@@ -50,6 +50,7 @@ export const rollingPass: PassFn = async (ctx, resolved) => {
       lastPosition: span.lastPosition,
       turnIds: span.turnIds,
       childSummaryIds: prior ? [prior.id] : [],
+      facts: summary.facts,
     });
     if (prior) w.markCompacted([prior.id]);
     state = { ...ctx.state, pointer, rollingSummaryId: id };

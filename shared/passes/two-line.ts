@@ -37,8 +37,8 @@ import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
-import { extractiveSummary, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
-import { turnsToItems } from '../summarize/items.js';
+import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
+import { summaryToItem, turnsToItems } from '../summarize/items.js';
 import { countTiers, mapPool } from './common.js';
 
 /** Model name recorded on a chunk that fell back to a list of its turns. */
@@ -111,7 +111,8 @@ export interface DigestStepResult {
 
 /** The live rows' texts as summarizer items (what a new row continues). */
 function liveItems(ctx: PassContext, live: readonly ExistingSummary[]): SummarizeItem[] {
-  return live.map((s) => ({ kind: 'summary', role: 'summary', text: ctx.store.summaryText(s.id) }));
+  // Each live row brings the facts kept with it (the digest merges them instead of re-reading its text).
+  return live.map((s) => summaryToItem(ctx.store.summaryText(s.id), undefined, ctx.store.summaryFacts?.(s.id) ?? undefined));
 }
 
 /** Emergency: the model-free digest of (live summary + [coveredUntil, keptStart)), committed now. */
@@ -124,7 +125,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const before = liveIds(summaries);
   const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
-  const text = extractiveSummary({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' });
+  const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' }, (t) => ctx.countTokens(t));
   const tokenCount = ctx.countTokens(text);
   const span = convSpan(ctx.metas, from, to);
   const superseded = d.live.map((s) => s.id);
@@ -147,6 +148,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
       lastPosition: span.last,
       turnIds: span.turnIds,
       childSummaryIds: superseded,
+      facts,
     });
     w.markCompacted(superseded);
     w.setState({ ...w.state(), coveredUntil: to });

@@ -6,6 +6,7 @@
  */
 import type { ExistingSummary, VariantState } from '../strategies/types.js';
 import type { NewSummary, VariantStore, VariantWriter } from '../passes/context.js';
+import type { FactSet } from '../facts/types.js';
 
 export interface MemorySummary extends NewSummary {
   id: number;
@@ -51,6 +52,10 @@ export class MemoryVariantStore implements VariantStore {
     const r = this.byId.get(id);
     if (!r) throw new Error(`summary ${id} not found in the replay`);
     return r.text;
+  }
+
+  summaryFacts(id: number): FactSet | null {
+    return this.byId.get(id)?.facts ?? null;
   }
 
   state(): VariantState {

@@ -2,6 +2,8 @@
  * The summarizer contract every pass calls through. Implementations: the extractive
  * (model-free, default) one and the OpenAI-compatible one (electron/summarize/).
  */
+import type { FactSet } from '../facts/types.js';
+
 export interface SummarizeItem {
   /** 'turn' items carry a turn's role and text; 'summary' items a child summary's text. */
   kind: 'turn' | 'summary';
@@ -18,6 +20,12 @@ export interface SummarizeItem {
   lastPosition?: number;
   firstAt?: string | null;
   lastAt?: string | null;
+  /**
+   * A child summary's facts as structured data (what its summarizer returned, or what was
+   * stored with it). Absent: the extractive summarizer reads them back from the text.
+   * Not part of the cache key: they are a function of the child's span, like its text.
+   */
+  facts?: FactSet;
 }
 
 export interface SummarizeRequest {
@@ -38,6 +46,12 @@ export interface SummarizeResult {
   tokensIn?: number;
   tokensOut?: number;
   costUsd?: number;
+  /**
+   * The facts the summary carries, as structured data beside its text (the extractive
+   * summarizer returns them; a model summarizer does not). A condensation merges its
+   * children's facts instead of re-reading their text.
+   */
+  facts?: FactSet;
 }
 
 /**

@@ -2,288 +2,305 @@
  * The extractive summarizer: offline, deterministic, model-free. The default summarizer,
  * the two-line strategy's emergency digest and the last rung of the tier ladder.
  *
- * It keeps what a continuing agent needs and a model summary would be asked to keep:
- * the user's requests, decisions, open tasks, errors, and every file path, command,
- * URL, identifier and number it finds, within a character budget derived from the
- * target token size (tokens estimated as chars / 4: shared/ has no tokenizer; the
- * engine counts real tokens on the result).
+ * Built on facts (shared/facts, issue 9): the span's facts are extracted once, then
+ * written in sections true to their names, in this order (sections.ts):
+ *   Goal and requests · State now (the latest todo list, and requests made after it) ·
+ *   Files (with what was done to them) · Commands and results · Errors (fixed or not) ·
+ *   Decisions (a choice with its reason, never narration) · Key identifiers and figures.
+ * Entries are chosen by salience (mentions, recency, user-named, failure: facts/ledger.ts)
+ * until the token budget is full, then shown in time order within their section.
+ * Plain text: no markup, no escaped characters, no timestamps or request ids.
+ *
+ * Condensation merges facts, not text: a child summary brings its facts (item.facts, or
+ * read back from its text by summary-facts.ts), the union is deduplicated, re-ranked and
+ * fitted to the budget; the todo state is the latest child's. A leaf's prior summary
+ * carries forward its goal, its todo state (when the span has no newer list) and the
+ * facts the span mentions again.
  *
  * Guarantees (tested): never empty (a header line is always written), never the source
- * verbatim (the header is not in the source and every entry is clipped), bounded
- * (at most `budgetChars(target, tier)` characters), and linear in the input size.
+ * verbatim (the header is not in the source), bounded (at most the target's estimated
+ * tokens, and at most half the span's), linear in the input size.
  */
 import type { AbortSignalLike, SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
-import { itemSegments } from './items.js';
-import { BACKTICK_RE, COMMAND_JSON_RE, ERROR_RE, IDENT_RE, NUMBER_RE, pathOf, SHELL_LINE_RE, STRICT_ERROR_RE, TOKEN_SPLIT_RE, URL_RE } from '../facts/patterns.js';
+import { extractFacts } from '../facts/extract.js';
+import { mergeFactSets, salience } from '../facts/ledger.js';
+import type { Decision, Fact, FactSet } from '../facts/types.js';
+import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, OPEN_REQUEST_ABOVE, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
+import { summaryFacts } from './summary-facts.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */
-export const EXTRACTIVE_PROMPT_VERSION = 'extractive-1';
+export const EXTRACTIVE_PROMPT_VERSION = 'extractive-2';
 export const EXTRACTIVE_MODEL = 'extractive';
 
-/** Chars per token for the budget estimate (the usual ~4 for English text and code). */
-const CHARS_PER_TOKEN = 4;
-/** Smallest budget: room for the header and a few entries even for a tiny target. */
-export const MIN_BUDGET_CHARS = 240;
 /** Hard ceiling, whatever the target: the summary stays bounded. */
-export const MAX_BUDGET_CHARS = 64_000;
-/** One entry (a request, a decision...) is clipped to this many characters. */
-const ENTRY_CHARS = 220;
-/** Per-category cap while scanning: a 100,000-line log must not build a huge set. */
-const MAX_PER_CATEGORY = 200;
+export const MAX_BUDGET_TOKENS = 16_000;
+/** Entries considered per section: past this a list stops helping the reader (and keeps the fill linear). */
+const MAX_CANDIDATES_PER_SECTION = 120;
 
-/** The character budget of a summary: target tokens x 4, halved on the aggressive tier, clamped. */
-export function budgetChars(targetTokens: number, tier: SummarizeRequest['tier']): number {
-  const raw = Math.floor(Math.max(0, targetTokens) * CHARS_PER_TOKEN * (tier === 'aggressive' ? 0.5 : 1));
-  return Math.min(MAX_BUDGET_CHARS, Math.max(MIN_BUDGET_CHARS, raw));
-}
-
-const DECISION_RE = /\b(decid\w*|chose|choose|going to|we will|we'll|i will|i'll|let's|instead of|switch(?:ed)? to|agreed|approach|plan is|root cause|the fix|fixed|resolved|conclusion)\b/i;
-const TASK_RE = /\b(todo|fixme|xxx|next step|next,|need to|needs to|have to|must|should|remaining|pending|not yet|follow[- ]up|still)\b|^\s*[-*]\s*\[ \]/i;
-interface Collected {
-  requests: string[];
-  decisions: string[];
-  tasks: string[];
-  errors: string[];
-  files: Set<string>;
-  commands: Set<string>;
-  urls: Set<string>;
-  identifiers: Set<string>;
-  numbers: Set<string>;
-}
-
-function clip(s: string, max = ENTRY_CHARS): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
-}
-
-function addCapped(set: Set<string>, value: string): void {
-  if (set.size < MAX_PER_CATEGORY && value.length > 0) set.add(value);
-}
-
-function pushUnique(list: string[], seen: Set<string>, value: string): void {
-  if (list.length >= MAX_PER_CATEGORY || value.length < 3) return;
-  const key = value.toLowerCase();
-  if (seen.has(key)) return;
-  seen.add(key);
-  list.push(value);
-}
-
-/** The first sentence-or-so of a user message: what was asked. */
-function requestOf(lines: readonly string[]): string {
-  // Harness wrappers (Claude Code's <command-name>/init</command-name>...) are markup, not the request.
-  const joined = lines.join(' ').replace(/<\/?[a-z][\w-]*>/g, ' ').replace(/\s+/g, ' ').trim();
-  const sentence = /^(.{20,}?[.?!])(\s|$)/.exec(joined);
-  return clip(sentence ? sentence[1] : joined);
-}
-
-/** Section titles of an extractive summary: condensing summaries keeps their sections. */
-const SECTION_TITLES: Record<string, keyof Pick<Collected, 'requests' | 'decisions' | 'errors' | 'tasks'>> = {
-  'Requests:': 'requests',
-  'Decisions:': 'decisions',
-  'Errors:': 'errors',
-  'Open tasks:': 'tasks',
-};
-
-/** Block markers (items.ts) are not references: "[tool_use Bash]" must not yield "tool_use". */
-const MARKER_RE = /^\s*\[(?:tool_use|tool_result(?: error)?|thinking)\]?|\[\/(?:thinking|tool_result)\]\s*$/gm;
-
-function collectReferences(rawText: string, c: Collected): void {
-  const text = rawText.replace(MARKER_RE, ' ');
-  for (const m of text.matchAll(URL_RE)) addCapped(c.urls, m[0].replace(/[.,;:]+$/, ''));
-  const noUrls = text.replace(URL_RE, ' ');
-  if (c.files.size < MAX_PER_CATEGORY) {
-    for (const token of noUrls.split(TOKEN_SPLIT_RE)) {
-      const p = token.length >= 4 ? pathOf(token) : null;
-      if (p) addCapped(c.files, p);
-    }
-  }
-  for (const m of text.matchAll(COMMAND_JSON_RE)) addCapped(c.commands, clip(unescapeJson(m[1]), 160));
-  for (const m of text.matchAll(BACKTICK_RE)) {
-    // `code` spans are names when short: a path goes with the files, prose-like code is skipped.
-    const code = m[1].trim();
-    if (/\s/.test(code) && code.length > 40) continue;
-    const asPath = /\s/.test(code) ? null : pathOf(code);
-    if (asPath) addCapped(c.files, asPath);
-    else addCapped(c.identifiers, code);
-  }
-  for (const m of noUrls.matchAll(IDENT_RE)) addCapped(c.identifiers, m[0]);
-  for (const m of noUrls.matchAll(NUMBER_RE)) {
-    // Single digits carry no information on their own; keep 2+ digit numbers, versions and measures.
-    if (/\d{2,}|\d[.,:]\d|[a-z%]/i.test(m[0])) addCapped(c.numbers, m[0]);
-  }
-}
-
-function unescapeJson(s: string): string {
-  try {
-    return JSON.parse(`"${s}"`) as string;
-  } catch {
-    return s;
-  }
-}
-
-function collect(items: readonly SummarizeItem[]): Collected {
-  const c: Collected = { requests: [], decisions: [], tasks: [], errors: [], files: new Set(), commands: new Set(), urls: new Set(), identifiers: new Set(), numbers: new Set() };
-  // One seen-set for every category: a line is a request OR a task, never printed twice.
-  const seenLines = new Set<string>();
-  const add = (list: 'requests' | 'decisions' | 'tasks' | 'errors', value: string) => pushUnique(c[list], seenLines, clip(value));
-  for (const item of items) {
-    let userAsked = false;
-    let section: 'requests' | 'decisions' | 'tasks' | 'errors' | null = null;
-    for (const seg of itemSegments(item.text)) {
-      switch (seg.kind) {
-        case 'said':
-          if (item.role === 'user' && !userAsked) {
-            add('requests', requestOf(seg.lines));
-            userAsked = true;
-          }
-          for (const line of seg.lines) {
-            const shell = SHELL_LINE_RE.exec(line);
-            if (shell) addCapped(c.commands, clip(shell[1], 160));
-            // A summary's own sections (extractive children of a condensation) keep their category.
-            if (item.kind === 'summary') {
-              if (line in SECTION_TITLES) {
-                section = SECTION_TITLES[line];
-                continue;
-              }
-              if (/^[A-Z][a-z ]+:/.test(line) && !line.startsWith('- ')) section = null;
-              if (section && line.startsWith('- ')) {
-                add(section, line.slice(2));
-                continue;
-              }
-            }
-            if (STRICT_ERROR_RE.test(line)) add('errors', line);
-            else if (TASK_RE.test(line)) add('tasks', line);
-            else if (DECISION_RE.test(line)) add('decisions', line);
-          }
-          break;
-        case 'tool_error': {
-          // The head of an errored tool result, plus its explicit error lines.
-          add('errors', seg.lines[0] ?? 'tool call failed');
-          let extra = 0;
-          for (const line of seg.lines.slice(1)) {
-            if (extra < 3 && ERROR_RE.test(line)) {
-              add('errors', line);
-              extra++;
-            }
-          }
-          break;
-        }
-        case 'tool_result':
-          for (const line of seg.lines) if (STRICT_ERROR_RE.test(line)) add('errors', line);
-          break;
-        case 'tool_use':
-        case 'thinking':
-          // Commands and names come out through collectReferences; reasoning is not a decision.
-          break;
-        default: {
-          const _exhaustive: never = seg.kind;
-          return _exhaustive;
-        }
-      }
-    }
-    collectReferences(item.text, c);
-  }
-  return c;
-}
-
-interface Section {
-  title: string;
-  entries: string[];
-  /** Share of the budget this section may use before leftovers are handed out. */
-  share: number;
-  /** Entries joined on one line (references) or one per line (requests...). */
-  inline: boolean;
-}
-
-function roleCounts(items: readonly SummarizeItem[]): string {
-  const counts = new Map<string, number>();
-  for (const i of items) counts.set(i.role, (counts.get(i.role) ?? 0) + 1);
-  return [...counts.entries()].map(([role, n]) => `${n} ${role}`).join(', ');
-}
+/** Counts a text's tokens: the real tokenizer when the caller has one (electron/), else `estimateTokens`. */
+export type TokenCounter = (text: string) => number;
 
 /**
- * Fits sections into the budget: each section first takes entries up to its share, then
- * the leftover is handed out in priority order. An entry that does not fit is skipped
- * (a shorter one after it may), and entries keep their chronological order. Entries are
- * never cut here (only clipped to ENTRY_CHARS when collected), so every line reads whole.
+ * Tokens of a text, estimated without a tokenizer (shared/ has none): one per word piece
+ * (a camelCase or snake_case part), one per 1–3 digits, one per other symbol. BPE
+ * tokenizers merge more than this, so the estimate errs high and "never over the target"
+ * holds by the real count too (tested with o200k on the fixtures).
  */
-function fitSections(sections: Section[], budget: number): Map<Section, string[]> {
-  const chosen = new Map<Section, boolean[]>(sections.map((s) => [s, s.entries.map(() => false)]));
-  const count = new Map<Section, number>(sections.map((s) => [s, 0]));
-  // An entry costs its text plus separators; the first one of a section also pays for the title line.
-  const cost = (s: Section, e: string) => (s.inline ? e.length + 2 : e.length + 3) + (count.get(s) === 0 ? s.title.length + 2 : 0);
-  let remaining = budget;
-  for (const round of [0, 1]) {
-    for (const s of sections) {
-      let allowance = round === 0 ? Math.floor(budget * s.share) : remaining;
-      const flags = chosen.get(s)!;
-      for (let i = 0; i < s.entries.length && allowance > 0; i++) {
-        if (flags[i]) continue;
-        const c = cost(s, s.entries[i]);
-        if (c > allowance || c > remaining) continue;
-        flags[i] = true;
-        count.set(s, count.get(s)! + 1);
-        allowance -= c;
-        remaining -= c;
-      }
-    }
-  }
-  return new Map(sections.map((s) => [s, s.entries.filter((_, i) => chosen.get(s)![i])]));
+export function estimateTokens(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\sA-Za-z\d]/g)) n += m[0].length > 9 ? 2 : 1;
+  // On the fixtures' leaf summaries the piece count is 0.88–1.3× o200k's (mean 1.06): with
+  // 10% added it is rarely under, and a summarizer given the real tokenizer
+  // (`countTokens`) checks the written text and drops entries until it fits.
+  return Math.ceil(n * 1.1);
 }
 
+/** The token budget of a summary: the target, halved on the aggressive tier, capped. */
+export function budgetTokens(targetTokens: number, tier: SummarizeRequest['tier']): number {
+  return Math.min(MAX_BUDGET_TOKENS, Math.floor(Math.max(0, targetTokens) * (tier === 'aggressive' ? 0.5 : 1)));
+}
+
+/** One line (or one inline name) a summary may hold. */
+interface Entry {
+  section: SummarySection;
+  /** Inline entries of "Key identifiers and figures": names or figures. */
+  inline?: 'names' | 'figures';
+  text: string;
+  /** Time order within the section. */
+  order: number;
+  salience: number;
+  tokens: number;
+  /** An unresolved request under State now. */
+  asked?: boolean;
+  /** What the entry shows: the summary's facts are its chosen entries'. */
+  fact?: Fact;
+  decision?: Decision;
+}
+
+/** What people wrote, without inline-code backticks or bold markers: the summary is plain text. */
+const plain = (text: string) => text.replace(/\*\*|`/g, '');
+
+/** A file with what was done to it; "mentioned N×" is left out (being named is what a listed file is). */
+const fileLine = (f: Fact) => (f.detail && !f.detail.startsWith('mentioned') ? `${f.text} (${f.detail})` : f.text);
+
+const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}${DETAIL_ARROW}${detail}` : text);
+
 /**
- * The extractive summary of a request. Pure and deterministic: the same request gives
- * the same text. For 'rolling' and 'watermark' the prior summary is part of the input
- * (the new summary replaces it); for 'leaf' it is only continuity context and is not
- * repeated (the model still sees it).
+ * The facts of a request's input, in time order: runs of turns are extracted, child
+ * summaries bring their facts (or have them read from their text), and the merge keeps the
+ * latest todo list. A leaf's prior summary contributes what is still relevant.
  */
-export function extractiveSummary(req: SummarizeRequest): string {
+export function requestFacts(req: Omit<SummarizeRequest, 'tier'>): FactSet {
+  const sets: FactSet[] = [];
   const carriesPrior = (req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary;
-  const items: SummarizeItem[] = carriesPrior ? [{ kind: 'summary', role: 'summary', text: req.priorSummary! }, ...req.items] : [...req.items];
-  // A summary compresses: at most half the source, whatever the target (so the tier
-  // ladder's "shorter than the input" check passes for all but tiny spans).
-  let sourceChars = 0;
-  for (const i of items) sourceChars += i.text.length;
-  const budget = Math.max(MIN_BUDGET_CHARS, Math.min(budgetChars(req.targetTokens, req.tier), Math.floor(sourceChars / 2)));
-  const c = collect(items);
-  const what = req.purpose === 'condensed' ? 'summaries' : 'items';
-  const header = clip(`[Extractive ${req.purpose} summary of ${req.items.length} ${what}${req.items.length ? ` (${roleCounts(req.items)})` : ''}${carriesPrior ? ', continuing the previous summary' : ''}]`, budget);
-  const sections: Section[] = [
-    { title: 'Requests:', entries: c.requests, share: 0.22, inline: false },
-    { title: 'Decisions:', entries: c.decisions, share: 0.14, inline: false },
-    { title: 'Errors:', entries: c.errors, share: 0.14, inline: false },
-    { title: 'Open tasks:', entries: c.tasks, share: 0.14, inline: false },
-    // Reference lists are capped: past a few dozen names a list stops helping the reader.
-    { title: 'Files:', entries: [...c.files].slice(0, 60), share: 0.1, inline: true },
-    { title: 'Commands:', entries: [...c.commands].slice(0, 25), share: 0.08, inline: true },
-    { title: 'URLs:', entries: [...c.urls].slice(0, 25), share: 0.04, inline: true },
-    { title: 'Identifiers:', entries: [...c.identifiers].filter((i) => !c.files.has(i)).slice(0, 60), share: 0.09, inline: true },
-    { title: 'Numbers:', entries: [...c.numbers].slice(0, 30), share: 0.05, inline: true },
-  ];
-  const taken = fitSections(sections, budget - header.length - 1);
-  const lines = [header];
-  for (const s of sections) {
-    const entries = taken.get(s)!;
-    if (entries.length === 0) continue;
-    if (s.inline) lines.push(`${s.title} ${entries.join(', ')}`);
-    else {
-      lines.push(s.title);
-      for (const e of entries) lines.push(`- ${e}`);
+  if (carriesPrior) sets.push(summaryFacts(req.priorSummary!));
+  let run: SummarizeItem[] = [];
+  const flush = () => {
+    if (run.length > 0) sets.push(extractFacts(run));
+    run = [];
+  };
+  for (const item of req.items) {
+    if (item.kind === 'turn') {
+      run.push(item);
+      continue;
     }
+    flush();
+    sets.push(item.facts ?? summaryFacts(item.text));
   }
-  const text = lines.join('\n');
-  return text.length <= budget ? text : `${text.slice(0, budget - 1)}…`;
+  flush();
+  if (!carriesPrior && req.priorSummary) {
+    // Continuity (leaf, chunk): the prior stays visible to the model, so only what is still
+    // relevant carries forward: its goal, its todo state when the span has none, and the
+    // facts the span names again (their history: mentions, outcomes).
+    const prior = summaryFacts(req.priorSummary);
+    const span = sets.length === 1 ? sets[0] : mergeFactSets(sets, { todos: 'latest' });
+    const named = new Set(span.facts.map((f) => `${f.category}\u0000${f.key}`));
+    const spanHasTodos = span.facts.some((f) => f.category === 'todo');
+    const carried = prior.facts.filter((f) => f.category === 'request' || (f.category === 'todo' && !spanHasTodos) || named.has(`${f.category}\u0000${f.key}`));
+    return mergeFactSets([{ facts: carried, itemCount: 1 }, span], { todos: 'latest' });
+  }
+  return sets.length === 1 ? sets[0] : mergeFactSets(sets, { todos: 'latest' });
 }
 
-/** The extractive summarizer behind the common interface (kind and model 'extractive'). */
-export function createExtractiveSummarizer(): Summarizer {
+/** Every entry a summary of these facts could hold, with its salience and cost. */
+function candidates(set: FactSet, count: TokenCounter): Entry[] {
+  const n = set.itemCount;
+  const out: Entry[] = [];
+  const todos = set.facts.filter((f) => f.category === 'todo');
+  const lastTodoItem = todos.reduce((m, f) => Math.max(m, f.lastItem), -1);
+  const requests = set.facts.filter((f) => f.category === 'request');
+  // Unresolved requests: asked after the latest todo list (it cannot account for them);
+  // without a todo list, the last request is what the work is on.
+  const unresolved = todos.length > 0 ? requests.filter((r) => r.lastItem > lastTodoItem) : requests.length > 0 ? [requests.reduce((a, b) => (b.lastItem >= a.lastItem ? b : a))] : [];
+  const push = (section: SummarySection, text: string, order: number, s: number, inline?: Entry['inline'], fact?: Fact, decision?: Decision) =>
+    out.push({ section, inline, text, order, salience: s, tokens: count(text) + (inline ? 1 : 2), fact, decision });
+  // Todo items in their list's order (the facts keep it), at the time of the latest list.
+  let todoIndex = 0;
+  for (const f of set.facts) {
+    const s = salience(f, n);
+    switch (f.category) {
+      case 'request':
+        push('Goal and requests', plain(f.text), f.firstItem, s + 1, undefined, f);
+        break;
+      case 'todo':
+        push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, lastTodoItem + todoIndex++ / 1e4, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
+        break;
+      case 'path':
+        push('Files', fileLine(f), f.firstItem, s, undefined, f);
+        break;
+      case 'command':
+        push('Commands and results', withDetail(f.text, f.detail), f.firstItem, s + 0.5, undefined, f);
+        break;
+      case 'error':
+        push('Errors', withDetail(f.text, f.detail), f.firstItem, s, undefined, f);
+        break;
+      case 'identifier':
+        push('Key identifiers and figures', f.text, f.firstItem, s - 0.5, 'names', f);
+        break;
+      case 'number':
+        push('Key identifiers and figures', f.text, f.firstItem, s - 0.5, 'figures', f);
+        break;
+      default: {
+        const _exhaustive: never = f.category;
+        return _exhaustive;
+      }
+    }
+  }
+  for (const r of unresolved) {
+    push('State now', `${STATE_PREFIX.asked}${plain(r.text)}`, r.lastItem, salience(r, n) + 2, undefined, r);
+    out[out.length - 1].asked = true;
+  }
+  for (const d of set.decisions ?? []) push('Decisions', d.text, d.firstItem, decisionSalience(d, n), undefined, undefined, d);
+  // Linear fill: only the most salient few per section are candidates at all.
+  const bySection = new Map<string, Entry[]>();
+  for (const e of out) {
+    const k = `${e.section}/${e.inline ?? ''}`;
+    const list = bySection.get(k) ?? [];
+    list.push(e);
+    bySection.set(k, list);
+  }
+  const kept: Entry[] = [];
+  for (const list of bySection.values()) kept.push(...(list.length <= MAX_CANDIDATES_PER_SECTION ? list : list.sort(bySalience).slice(0, MAX_CANDIDATES_PER_SECTION)));
+  return kept;
+}
+
+/** A decision ranks like a fact of its mentions and recency, a little below a failure. */
+function decisionSalience(d: Decision, itemCount: number): number {
+  return Math.log2(1 + d.mentions) + (itemCount > 1 ? (2 * d.lastItem) / (itemCount - 1) : 2) + (d.userNamed ? 2 : 0) + 0.5;
+}
+
+const bySalience = (a: Entry, b: Entry) => b.salience - a.salience || a.order - b.order;
+
+/** Title line cost; an inline line's prefix cost. */
+const titleTokens = (s: SummarySection, count: TokenCounter) => count(`${s}:`) + 1;
+const inlinePrefixTokens = (k: 'names' | 'figures', count: TokenCounter) => count(k === 'names' ? NAMES_PREFIX : FIGURES_PREFIX) + 2;
+
+/**
+ * Chooses entries by salience until `budget` tokens are spent (titles and line prefixes
+ * counted when a section or an inline line opens), then renders the sections in order,
+ * entries in time order.
+ */
+function fill(entries: Entry[], header: string, budget: number, count: TokenCounter): { text: string; chosen: Entry[] } {
+  let remaining = budget - count(header) - 1;
+  const chosen: Entry[] = [];
+  const openSections = new Set<string>();
+  const openInline = new Set<string>();
+  entries.sort(bySalience);
+  for (const e of entries) {
+    if (remaining <= 0) break;
+    let cost = e.tokens;
+    if (!openSections.has(e.section)) cost += titleTokens(e.section, count);
+    if (e.inline && !openInline.has(e.inline)) cost += inlinePrefixTokens(e.inline, count);
+    if (cost > remaining) continue;
+    remaining -= cost;
+    openSections.add(e.section);
+    if (e.inline) openInline.add(e.inline);
+    chosen.push(e);
+  }
+  return { text: render(chosen, header), chosen };
+}
+
+/** The chosen entries as text: sections in order, entries in time order. */
+function render(chosen: readonly Entry[], header: string): string {
+  // An open request whose Goal line is shown too is named, not repeated, under State now.
+  const goalShown = new Set(chosen.filter((e) => e.section === 'Goal and requests').map((e) => e.fact));
+  const lines = [header];
+  for (const section of SUMMARY_SECTIONS) {
+    const mine = chosen.filter((e) => e.section === section).sort((a, b) => a.order - b.order);
+    if (mine.length === 0) continue;
+    lines.push(`${section}:`);
+    const shown = (e: Entry) => (section === 'State now' && e.asked && goalShown.has(e.fact) ? `${STATE_PREFIX.asked}${OPEN_REQUEST_ABOVE}` : e.text);
+    const names = mine.filter((e) => e.inline === 'names');
+    const figures = mine.filter((e) => e.inline === 'figures');
+    for (const e of mine) if (!e.inline) lines.push(`- ${shown(e)}`);
+    if (names.length > 0) lines.push(`- ${NAMES_PREFIX}${names.map((e) => e.text).join(INLINE_SEPARATOR)}`);
+    if (figures.length > 0) lines.push(`- ${FIGURES_PREFIX}${figures.map((e) => e.text).join(INLINE_SEPARATOR)}`);
+  }
+  return lines.join('\n');
+}
+
+/** The facts a written summary carries: those its chosen entries show (what a condensation merges). */
+function factsShown(set: FactSet, chosen: readonly Entry[]): FactSet {
+  const facts = new Set<Fact>();
+  const decisions = new Set<Decision>();
+  for (const e of chosen) {
+    if (e.fact) facts.add(e.fact);
+    if (e.decision) decisions.add(e.decision);
+  }
+  return { facts: set.facts.filter((f) => facts.has(f)), itemCount: set.itemCount, decisions: (set.decisions ?? []).filter((d) => decisions.has(d)) };
+}
+
+/**
+ * The extractive summary of a request and the facts it carries. Pure and deterministic.
+ * For 'rolling' and 'watermark' the prior summary is part of the input (the new summary
+ * replaces it); for 'leaf' it is continuity context (see requestFacts).
+ */
+export function extractiveSummarize(req: SummarizeRequest, countTokens?: TokenCounter): { text: string; facts: FactSet } {
+  const count = countTokens ?? estimateTokens;
+  const set = requestFacts(req);
+  // A summary compresses: at most half the span, whatever the target (a tiny span gives a
+  // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries
+  // in the input (children, a rolling prior) are already dense: up to 90% of their tokens
+  // (their facts, deduplicated, are what is kept).
+  let cap = 0;
+  for (const i of req.items) cap += (estimateTokens(i.text) + 2) * (i.kind === 'summary' ? 0.9 : 0.5);
+  if ((req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary) cap += estimateTokens(req.priorSummary) * 0.9;
+  const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(cap));
+  const n = req.items.length;
+  const header = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}]`;
+  const filled = fill(candidates(set, count), header, budget, count);
+  let { text } = filled;
+  const chosen = filled.chosen;
+  // Entries were costed one by one; the written text is what must fit. With the real
+  // tokenizer the least salient entries go until it does (rarely more than one).
+  if (countTokens) {
+    chosen.sort(bySalience);
+    while (chosen.length > 0 && countTokens(text) > Math.max(budget, countTokens(header))) {
+      chosen.pop();
+      text = render(chosen, header);
+    }
+  }
+  return { text, facts: factsShown(set, chosen) };
+}
+
+/** The extractive summary's text alone (two-line's digest, the tier ladder's fallback). */
+export function extractiveSummary(req: SummarizeRequest, countTokens?: TokenCounter): string {
+  return extractiveSummarize(req, countTokens).text;
+}
+
+/**
+ * The extractive summarizer behind the common interface (kind and model 'extractive').
+ * `countTokens`: the real tokenizer (the app passes o200k's); without it tokens are estimated.
+ */
+export function createExtractiveSummarizer(opts?: { countTokens?: TokenCounter }): Summarizer {
   return {
     kind: 'extractive',
     model: EXTRACTIVE_MODEL,
     promptVersion: EXTRACTIVE_PROMPT_VERSION,
     async summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult> {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      return { text: extractiveSummary(req), model: EXTRACTIVE_MODEL, costUsd: 0 };
+      const { text, facts } = extractiveSummarize(req, opts?.countTokens);
+      return { text, model: EXTRACTIVE_MODEL, costUsd: 0, facts };
     },
   };
 }

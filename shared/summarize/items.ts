@@ -7,6 +7,7 @@
  */
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
+import type { FactSet } from '../facts/types.js';
 
 /**
  * Markers the renderer writes around non-text blocks (a tool_use is one JSON line; thinking
@@ -56,9 +57,9 @@ export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): S
 /** Where a child summary sits: its depth, turn positions and first/last turn timestamps (the depth ≥ 2 prompt labels children with them). */
 export type SummaryItemPlace = Pick<SummarizeItem, 'depth' | 'firstPosition' | 'lastPosition' | 'firstAt' | 'lastAt'>;
 
-/** A child summary (condensation, rolling/two-line upgrade input) as one item. */
-export function summaryToItem(text: string, place?: SummaryItemPlace): SummarizeItem {
-  return { kind: 'summary', role: 'summary', text, ...place };
+/** A child summary (condensation, rolling/two-line upgrade input) as one item: its place when known, its facts when they were kept. */
+export function summaryToItem(text: string, place?: SummaryItemPlace, facts?: FactSet): SummarizeItem {
+  return { kind: 'summary', role: 'summary', text, ...place, ...(facts ? { facts } : {}) };
 }
 
 /**

@@ -17,12 +17,13 @@
  *   the overrides of the templates its strategy uses, so editing the rolling prompt does
  *   not move a dag variant.
  */
+import { SUMMARY_SECTIONS } from './sections.js';
 import { stableJson } from '../model/turn.js';
 import type { SummarizeItem, SummarizeRequest } from '../strategies/summarizer.js';
 import { itemsToSourceText } from './items.js';
 
 /** The sections every summary has, in this order (model prompts and the extractive summarizer alike). */
-export const SUMMARY_SECTIONS = ['Goal and requests', 'State now (done, in progress, open)', 'Files', 'Commands and results', 'Errors', 'Decisions', 'Key identifiers and figures'] as const;
+export { SUMMARY_SECTIONS };
 
 export const PROMPT_TEMPLATE_IDS = ['leaf', 'condensed-1', 'condensed-2plus', 'rolling', 'watermark', 'chunk', 'digest'] as const;
 export type PromptTemplateId = (typeof PROMPT_TEMPLATE_IDS)[number];
@@ -49,7 +50,7 @@ export const PROMPT_TEMPLATE_INFO: Record<PromptTemplateId, { label: string; use
 
 const SECTIONS_RULE = `Write the summary under these headings, in this order, and leave out a heading with nothing under it:
 ${SUMMARY_SECTIONS[0]}: what the user asked for, in their own words when short.
-${SUMMARY_SECTIONS[1]}: what is finished, what is under way and what is still open, from the latest plan or todo list and the requests not yet met; never a step the transcript shows as already done.
+${SUMMARY_SECTIONS[1]} (done, in progress, open): what is finished, what is under way and what is still open, from the latest plan or todo list and the requests not yet met; never a step the transcript shows as already done.
 ${SUMMARY_SECTIONS[2]}: each path touched, with what was done to it.
 ${SUMMARY_SECTIONS[3]}: the exact commands run and their outcome (exit code, counts of passed and failed tests).
 ${SUMMARY_SECTIONS[4]}: each error met and whether a later step fixed it.

@@ -90,7 +90,7 @@ describe('compact', () => {
 
     const variants = JSON.parse((await cli(['variants', '1', '--json'])).stdout);
     expect(variants.variants).toHaveLength(1);
-    expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-1' }, lastRun: { id: 2, status: 'skipped' } });
+    expect(variants.variants[0]).toMatchObject({ id: 1, strategy: 'dag', summaries: 19, runs: 2, summarizer: { kind: 'extractive', promptVersion: 'extractive-2' }, lastRun: { id: 2, status: 'skipped' } });
   });
 
   it('variants shows the table columns, renames and deletes', async () => {
@@ -101,7 +101,7 @@ describe('compact', () => {
     // Only the parameters away from the defaults; no replay yet, so its replay columns are '-';
     // retention is its live pass summaries' ledger (all facts kept / all facts of their spans).
     const cells = (line: string) => line.trim().split(/\s{2,}/);
-    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '29%', expect.stringMatching(/ pass completed$/)]);
+    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '90%', expect.stringMatching(/ pass completed$/)]);
     expect(cells(table[2]).slice(0, 4)).toEqual(['2', '-', 'masking', 'defaults']);
     const renamed = await cli(['variants', '1', '--rename', '1', '--name', 'tight dag']);
     expect(renamed).toMatchObject({ code: 0, stdout: 'Renamed variant 1 to "tight dag".\n' });
@@ -159,7 +159,7 @@ describe('export', () => {
     expect(openaiExport.code).toBe(0);
     const { messages } = JSON.parse(openaiExport.stdout);
     expect(messages[0]).toMatchObject({ role: 'user' });
-    expect(messages[0].content.startsWith('[Summary of turns 0-288, depth 1]\n[Extractive condensed summary of 18 summaries (18 summary)]')).toBe(true);
+    expect(messages[0].content.startsWith('[Summary of turns 0-288, depth 1]\n[condensed summary of 18 summaries]')).toBe(true);
 
     const file = path.join(dir, 'replay.md');
     const saved = await cli(['export', '1', '--variant', '1', '--format', 'markdown', '-o', file, '--json']);

@@ -79,9 +79,9 @@ describe('compact as of call N', () => {
       expect(validateMessages(replay.messages, 'openai')).toEqual([]);
       // The run's figures are the visible tokens at stored counts (visibleTokens): turns 0-206 hold
       // 109,506; after, the summaries and the tail. The message list as sent (headers, glue) is a
-      // different figure, 3,753 tokens: it is what the context model below reads.
-      expect(r.stats).toMatchObject({ tokensBefore: 109506, tokensAfter: 3740 });
-      expect(replay.totalTokens).toBe(3753);
+      // different figure, 3,328 tokens: it is what the context model below reads.
+      expect(r.stats).toMatchObject({ tokensBefore: 109506, tokensAfter: 3315 });
+      expect(replay.totalTokens).toBe(3328);
       expect(turnsDump(db)).toBe(before);
     } finally {
       db.close();
@@ -114,15 +114,15 @@ describe('compare', () => {
     expect(c.columns.map((x) => `${x.key}:${x.status}`)).toEqual(['v1:replayed', 'v2:replayed', 'v3:one-shot', 'none:baseline', 'source:baseline']);
     expect(c.context!.call).toBe(102);
     // dag as of call 102: 191 turns under its condensed summary, 16 sent; its context through the
-    // session's fitted model a + b × 3,753 view tokens = 30,223, beside Claude Code's recorded 33,960.
+    // session's fitted model a + b × 3,328 view tokens = 29,672, beside Claude Code's recorded 33,960.
     const col = (k: string) => c.context!.columns.find((x) => x.key === k)!;
-    expect([col('v3').counts.summarized, col('v3').counts.verbatim, col('v3').contextTokens]).toEqual([191, 16, 30223]);
+    expect([col('v3').counts.summarized, col('v3').counts.verbatim, col('v3').contextTokens]).toEqual([191, 16, 29672]);
     expect(col('source').contextTokens).toBe(33960);
 
     const md = await cli(['compare', '1', '--variants', '1,2', '--call', '120', '--markdown']);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('| column | status | model calls | input tokens | cache read | cost | peak context | compactions |');
-    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12878025 | 12667867 | $9.4080 | 147739 | 1 |');
+    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12824819 | 12615380 | $9.3746 | 147739 | 1 |');
     expect(md.stdout).toContain("| source's own compactions | baseline | 152 | 15121271 | 14771617 | $11.8539 | 166759 | 1 |");
     expect(md.stdout).toContain('## Context at call 120');
     const usage = await cli(['compare', '1', '--json']);

@@ -85,8 +85,8 @@ describe('compare on the spotter session', () => {
     // 152 model calls (the session's assistant turns). Costs with prompt caching, priced as the
     // session's model (shared/replay/timeline.ts); dag and rolling both fire once, at call 78.
     expect(c.calls).toBe(152);
-    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 9.407989, peakContext: 147739, firings: 1 });
-    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 11.432206, peakContext: 147739, firings: 1 });
+    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 9.374555, peakContext: 147739, firings: 1 });
+    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 11.368146, peakContext: 147739, firings: 1 });
     expect(c.totals.none).toMatchObject({ costUsd: 13.692223, peakContext: 204440, firings: 0 });
     // Claude Code's own record: one compaction, its reported peak 166,759 tokens.
     expect(c.totals.source).toMatchObject({ costUsd: 11.853923, peakContext: 166759, firings: 1 });
@@ -108,7 +108,7 @@ describe('compare on the spotter session', () => {
     // Claude Code's summary replaced turns 0-206 (external compaction 1).
     expect(seg('source')).toEqual(['0-206 summarized #1']);
     const col = (key: string) => ctx.columns.find((x) => x.key === key)!;
-    expect([col(`v${dag}`).contextTokens, col(`v${rolling}`).contextTokens, col('none').contextTokens, col('source').contextTokens]).toEqual([48915, 92447, 165515, 33960]);
+    expect([col(`v${dag}`).contextTokens, col(`v${rolling}`).contextTokens, col('none').contextTokens, col('source').contextTokens]).toEqual([48196, 91069, 165515, 33960]);
     // The diff: where the four columns treat the turns differently (0-46, 47-142, 143-206).
     expect(ctx.diff.map((r) => [r.from, r.to, r.fates.join('/')])).toEqual([
       [0, 46, 'summarized/summarized/verbatim/summarized'],

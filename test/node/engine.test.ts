@@ -57,7 +57,7 @@ describe('runCompaction', () => {
     expect(result.stats.tokensAfter as number).toBeLessThan(6000);
 
     const [variant] = listVariants(db, sessionId);
-    expect(variant).toMatchObject({ id: result.variantId, strategy: 'dag', summarizer: { kind: 'extractive', promptVersion: 'extractive-1' }, summaries: 19, runs: 1 });
+    expect(variant).toMatchObject({ id: result.variantId, strategy: 'dag', summarizer: { kind: 'extractive', promptVersion: 'extractive-2' }, summaries: 19, runs: 1 });
     expect(variant.params).toMatchObject({ ...PARAMS, freshTailCount: 16, condensedMinFanout: 4, contextThreshold: 0.75 });
     const [run] = listRuns(db, result.variantId);
     expect(run).toMatchObject({ id: result.runId, status: 'completed', error: null, stats: result.stats });
@@ -66,9 +66,9 @@ describe('runCompaction', () => {
     const summaries = listSummaries(db, result.variantId);
     expect(summaries.map((s) => s.kind).sort()).toEqual(['condensed', ...Array(18).fill('leaf')]);
     for (const s of summaries) {
-      expect(s).toMatchObject({ tier: 'normal', model: 'extractive', promptVersion: 'extractive-1', cacheHit: false, runId: result.runId });
+      expect(s).toMatchObject({ tier: 'normal', model: 'extractive', promptVersion: 'extractive-2', cacheHit: false, runId: result.runId });
       expect(s.tokenCount).toBe(countTokens(s.text));
-      expect(s.text.startsWith(`[Extractive ${s.kind === 'leaf' ? 'leaf' : 'condensed'} summary of`)).toBe(true);
+      expect(s.text.startsWith(`[${s.kind === 'leaf' ? 'leaf' : 'condensed'} summary of`)).toBe(true);
     }
     // the protected fresh tail (the last 16 turns, slid to 289 to keep a tool cycle whole) is never summarized
     expect(Math.max(...summaries.map((s) => s.lastPosition))).toBe(288);

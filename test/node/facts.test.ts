@@ -127,8 +127,10 @@ describe('extractFacts on a hand-made session', () => {
     expect(find(merged, 'todo', 'fix annotation test')!.status).toBe('completed');
     // The first half's todo state is in_progress; the merge takes the second half's.
     expect(find(first, 'todo', 'fix annotation test')!.status).toBe('in_progress');
-    // Only the whole span knows the later run fixed the CompileError; a merge cannot learn it.
-    expect(find(merged, 'error', '** (compileerror) lib/spotter/annotation.ex:12: undefined function foo/1')!.fixed).toBe(false);
+    // The first half leaves the CompileError of `mix test` open; the second half's successful
+    // `mix test` fixes it, and the merge learns that from the error's source command.
+    expect(find(first, 'error', '** (compileerror) lib/spotter/annotation.ex:12: undefined function foo/1')!.fixed).toBe(false);
+    expect(find(merged, 'error', '** (compileerror) lib/spotter/annotation.ex:12: undefined function foo/1')!.fixed).toBe(true);
   });
 
   it('canonicalCommand: cd prefixes, output filters and heredocs are not the command', () => {

@@ -58,7 +58,7 @@ describe('watermark pass', () => {
     expect(replay.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     const head = (replay.messages[1].blocks[0] as { text: string }).text;
     // The tag carries the watermark before the pass (1, the end of the system prefix).
-    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark_before=1>\n[Extractive watermark summary of 36 items')).toBe(true);
+    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark_before=1>\n[watermark summary of 36 items]')).toBe(true);
     expect(head.endsWith('\n</COMPACTION_SUMMARY>')).toBe(true);
     // Turn 37 is the user's: an assistant turn keeps the roles alternating.
     expect(replay.messages[2]).toMatchObject({ origin: { kind: 'synthetic' }, blocks: [{ type: 'text', text: WATERMARK_GLUE }] });

@@ -59,7 +59,7 @@ function templateOf(r: RecordedRequest, templates: Record<PromptTemplateId, stri
 describe('prompt templates', () => {
   it('every template names the seven sections in order; the watermark one asks for memory facts', () => {
     for (const id of PROMPT_TEMPLATE_IDS) {
-      const at = SUMMARY_SECTIONS.map((s) => DEFAULT_PROMPT_TEMPLATES[id].indexOf(`\n${s}: `));
+      const at = SUMMARY_SECTIONS.map((s) => DEFAULT_PROMPT_TEMPLATES[id].indexOf(`\n${s}`));
       expect(at.every((i) => i > 0), id).toBe(true);
       expect([...at].sort((a, b) => a - b), id).toEqual(at);
     }

@@ -115,7 +115,7 @@ describe('tier ladder', () => {
     const model = scripted(() => '');
     const first = await ladder(model);
     expect(first.tier).toBe('fallback');
-    expect(first.text.startsWith('[Extractive leaf summary of 2 items (1 user, 1 assistant)]')).toBe(true);
+    expect(first.text.startsWith('[leaf summary of 2 items]')).toBe(true);
     await ladder(model);
     expect(model.calls).toHaveLength(2);
     // The fallback row names the extractive rules that wrote it, not the model's prompt.
