@@ -11,12 +11,13 @@ import { migration002 } from './migrations/002-compaction.js';
 import { migration003 } from './migrations/003-model-calls.js';
 import { migration004 } from './migrations/004-replay.js';
 import { migration005 } from './migrations/005-run-owner.js';
+import { migration006 } from './migrations/006-delete-indexes.js';
 import { reapDeadRuns } from './run-owner.js';
 
 export type DB = Database.Database;
 
 /** Every migration in order. Append only. */
-export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005] as const;
+export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005, migration006] as const;
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export interface OpenOptions {
