@@ -6,6 +6,7 @@
  *   pass       bench/pass.ts      benchPass({ turns: 100,000 })     a full extractive dag pass
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
+ *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions latency over HTTP during an import / upload / delete (issue 13)
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
  *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
@@ -16,8 +17,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'responsive';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'responsive'];
 
 interface Sizes {
   importTurns: number;
@@ -25,10 +26,11 @@ interface Sizes {
   planRuns: number;
   passTurns: number;
   tokenizerChars: number;
+  responsive: { turns: number; deleteTurns: number; uploadTurns: number };
 }
 
-const FULL: Sizes = { importTurns: 1_000_000, planTurns: 100_000, planRuns: 50, passTurns: 100_000, tokenizerChars: 8_000_000 };
-const QUICK: Sizes = { importTurns: 20_000, planTurns: 10_000, planRuns: 10, passTurns: 5_000, tokenizerChars: 500_000 };
+const FULL: Sizes = { importTurns: 1_000_000, planTurns: 100_000, planRuns: 50, passTurns: 100_000, tokenizerChars: 8_000_000, responsive: { turns: 1_000_000, deleteTurns: 100_000, uploadTurns: 200_000 } };
+const QUICK: Sizes = { importTurns: 20_000, planTurns: 10_000, planRuns: 10, passTurns: 5_000, tokenizerChars: 500_000, responsive: { turns: 20_000, deleteTurns: 5_000, uploadTurns: 5_000 } };
 
 type Json = Record<string, unknown>;
 
@@ -66,6 +68,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
     case 'tokenizer': {
       const benchTokenizer = await load<(o: { chars: number }) => Json>('./tokenizer.js', 'benchTokenizer');
       return benchTokenizer({ chars: sizes.tokenizerChars });
+    }
+    case 'responsive': {
+      const benchResponsive = await load<(o: Sizes['responsive']) => Promise<Json>>('./responsive.js', 'benchResponsive');
+      return benchResponsive(sizes.responsive);
     }
     default: {
       const _exhaustive: never = part;
@@ -117,6 +123,16 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     out.push('', 'Tokenizer (o200k_base, same text)');
     if (tok.error) out.push(`  error: ${tok.error}`);
     else out.push(`  gpt-tokenizer ${fmt(tok.tokensPerSecond)} tokens/s, tiktoken ${fmt(tok.tiktokenTokensPerSecond)} tokens/s: ratio ${fmt(tok.ratioToTiktoken)}${tok.countsMatch ? ', identical counts' : ', COUNTS DIFFER'}`);
+  }
+  const resp = results.responsive;
+  if (resp) {
+    out.push('', 'listSessions over HTTP every 50 ms while the worker imports / deletes (target: worst < 100 ms)');
+    if (resp.error) out.push(`  error: ${resp.error}`);
+    else
+      for (const phase of ['idle', 'import', 'upload', 'delete']) {
+        const p = resp[phase] as Json;
+        out.push(`  ${phase.padEnd(7)} ${Number(p.turns) > 0 ? `${fmt(p.turns)} turns in ${fmt(p.seconds)} s` : `${fmt(p.seconds)} s`}: ${fmt(p.calls)} calls, median ${fmt(p.medianMs)} ms, worst ${fmt(p.worstMs)} ms${phase === 'delete' ? `; deleteSession itself ${fmt(p.deleteCallMs)} ms` : ''}`);
+      }
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -117,8 +117,9 @@ function receiveBody(req: http.IncomingMessage, res: http.ServerResponse, limit:
   const tooLarge = () => {
     res.setHeader('Connection', 'close');
     transportError(res, 413, 'payload_too_large', `request body larger than ${formatBytes(limit)}; import a file this large from the command line (compaction-studio import FILE --db …)`);
-    // Stop reading the rest of an oversized upload.
-    req.destroy();
+    // Stop reading the rest of an oversized upload once the answer is out (destroying the
+    // socket before could lose the 413 the client is meant to read).
+    res.once('finish', () => req.destroy());
   };
   if (Number.isFinite(declared) && declared > limit) {
     tooLarge();
@@ -274,24 +275,29 @@ async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse
   }
   const body = await receiveBody(req, res, maxBody, uploadDir);
   if (body === null) return;
+  let answer: { status: number; envelope: Envelope<unknown> };
   try {
-    if (body.kind === 'file' && (op === 'importText' || op === 'importTexts')) {
-      // The worker reads, parses and imports the file: this thread never holds the upload.
-      const envelope = await service.importUpload(op, body.path);
-      sendJson(res, !envelope.ok && envelope.error.code === 'bad_json' ? 400 : 200, envelope);
-      return;
-    }
-    let input: unknown;
-    try {
-      input = parseJsonBody(body.kind === 'memory' ? body.text : await fs.promises.readFile(body.path, 'utf8'));
-    } catch (err) {
-      transportError(res, 400, 'bad_json', err instanceof Error ? err.message : String(err));
-      return;
-    }
-    sendJson(res, 200, await service.dispatch(op, input));
+    answer = await answerBody(op, body, service);
   } finally {
+    // Deleted before the answer goes out: a client that reads it finds nothing left behind.
     if (body.kind === 'file') await fs.promises.rm(body.path, { force: true });
   }
+  sendJson(res, answer.status, answer.envelope);
+}
+
+async function answerBody(op: string, body: RequestBody, service: StudioService): Promise<{ status: number; envelope: Envelope<unknown> }> {
+  if (body.kind === 'file' && (op === 'importText' || op === 'importTexts')) {
+    // The worker reads, parses and imports the file: this thread never holds the upload.
+    const envelope = await service.importUpload(op, body.path);
+    return { status: !envelope.ok && envelope.error.code === 'bad_json' ? 400 : 200, envelope };
+  }
+  let input: unknown;
+  try {
+    input = parseJsonBody(body.kind === 'memory' ? body.text : await fs.promises.readFile(body.path, 'utf8'));
+  } catch (err) {
+    return { status: 400, envelope: { ok: false, error: { code: 'bad_json', message: err instanceof Error ? err.message : String(err) } } };
+  }
+  return { status: 200, envelope: await service.dispatch(op, input) };
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
