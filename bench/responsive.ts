@@ -14,6 +14,7 @@
  *
  *   npx tsx bench/responsive.ts [--turns 1000000] [--delete-turns 100000] [--upload-turns 200000] [--json]
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -85,6 +86,28 @@ function summary(turns: number, run: { latencies: number[]; seconds: number }): 
   return { turns, seconds: round1(run.seconds), calls: sorted.length, medianMs: round1(sorted[Math.floor(sorted.length / 2)] ?? 0), worstMs: round1(sorted[sorted.length - 1] ?? 0) };
 }
 
+/**
+ * Uploads `file` as importText's body from a child process, as a browser would: building and
+ * sending a 70 MB body in this process would stall the very event loop being measured.
+ */
+function uploadFromChild(server: RunningServer, file: string): Promise<void> {
+  const script = `
+    const fs = require('node:fs'); const http = require('node:http');
+    const body = JSON.stringify({ fileName: require('node:path').basename(process.env.FILE), text: fs.readFileSync(process.env.FILE, 'utf8') });
+    const req = http.request({ host: '127.0.0.1', port: Number(process.env.PORT), method: 'POST', path: '/api/importText', headers: { authorization: 'Bearer ' + process.env.TOKEN, 'content-type': 'application/json' } }, (res) => {
+      const parts = []; res.on('data', (c) => parts.push(c));
+      res.on('end', () => { const text = Buffer.concat(parts).toString('utf8'); if (res.statusCode !== 200 || !JSON.parse(text).ok) { console.error(text.slice(0, 300)); process.exit(1); } });
+    });
+    req.end(body);`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, FILE: file, PORT: String(server.port), TOKEN: server.token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`upload failed (${code}): ${stderr}`))));
+  });
+}
+
 export async function benchResponsive(opts: { turns: number; deleteTurns: number; uploadTurns: number }): Promise<ResponsiveBenchResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-responsive-'));
   const importFile = path.join(dir, `import-${opts.turns}.jsonl`);
@@ -100,13 +123,7 @@ export async function benchResponsive(opts: { turns: number; deleteTurns: number
     const imported = pollDuring(server, server.service.api.importPaths({ paths: [importFile] }));
     const importPhase = summary(opts.turns, await imported);
 
-    const body = JSON.stringify({ fileName: path.basename(uploadFile), text: fs.readFileSync(uploadFile, 'utf8') });
-    const uploadAgent = new http.Agent();
-    const uploaded = post(server, uploadAgent, 'importText', body).then((r) => {
-      if (r.status !== 200 || !(JSON.parse(r.text) as { ok: boolean }).ok) throw new Error(`upload failed: ${r.text.slice(0, 300)}`);
-    });
-    const uploadPhase = summary(opts.uploadTurns, await pollDuring(server, uploaded));
-    uploadAgent.destroy();
+    const uploadPhase = summary(opts.uploadTurns, await pollDuring(server, uploadFromChild(server, uploadFile)));
 
     const victim = (await server.service.api.importPaths({ paths: [deleteFile] })).sessions[0].id;
     const agent = new http.Agent({ keepAlive: true });

@@ -29,6 +29,10 @@ export class TaskRunner {
   /** Running jobs by jobId (an upload's id is added once the worker has read it). */
   private readonly tasks = new Map<string, ActiveTask>();
   private readonly running = new Set<ActiveTask>();
+  /** Uploads whose body the worker has not read yet: their jobId is not known. */
+  private unnamedUploads = 0;
+  /** Cancels that named no running job while an upload was unnamed: applied when its id arrives. */
+  private readonly earlyCancels = new Set<string>();
   /** Deletes run one after another: two workers deleting a parent and its child would race. */
   private deletes: Promise<unknown> = Promise.resolve();
   private stopped = false;
@@ -52,6 +56,13 @@ export class TaskRunner {
     const active: ActiveTask = { kind, worker, flag: new Int32Array(cancelFlag), exited: new Promise<void>((r) => (settleExit = r)) };
     const ids = [jobId];
     this.tasks.set(jobId, active);
+    let unnamed = task.kind === 'import' && task.source.from === 'upload';
+    if (unnamed) this.unnamedUploads++;
+    const named = () => {
+      if (!unnamed) return;
+      unnamed = false;
+      this.unnamedUploads--;
+    };
     this.running.add(active);
     const finish = (status: 'completed' | 'failed' | 'cancelled', error: string | null) => this.opts.emit({ type: 'job-finished', jobId: ids[ids.length - 1], kind, status, error });
 
@@ -63,9 +74,11 @@ export class TaskRunner {
             this.opts.emit({ type: 'job-progress', jobId: ids[ids.length - 1], kind, done: msg.done, total: msg.total, message: msg.message });
             break;
           case 'task-job':
+            named();
             ids.push(msg.jobId);
             this.tasks.set(msg.jobId, active);
-            // Cancelled before its id was known? Not possible: the window learns no other id.
+            // Cancelled while its body was still being read: stop it now.
+            if (this.earlyCancels.delete(msg.jobId)) this.stop(active, CANCEL_GRACE_MS);
             break;
           case 'task-done':
             outcome = { ok: true, value: msg.result as T };
@@ -83,6 +96,7 @@ export class TaskRunner {
         outcome ??= { ok: false, error: new StudioError('internal', `the ${kind} worker crashed: ${err.message}`) };
       });
       worker.on('exit', (code) => {
+        named();
         for (const id of ids) if (this.tasks.get(id) === active) this.tasks.delete(id);
         this.running.delete(active);
         settleExit();
@@ -110,7 +124,13 @@ export class TaskRunner {
   /** Asks a job to stop; a job that does not stop in time is terminated. False when no such job runs. */
   cancel(jobId: string, graceMs: number = CANCEL_GRACE_MS): boolean {
     const task = this.tasks.get(jobId);
-    if (!task) return false;
+    if (!task) {
+      // Perhaps an upload whose body the worker is still reading: remembered for when it says its id.
+      if (this.unnamedUploads === 0) return false;
+      this.earlyCancels.add(jobId);
+      if (this.earlyCancels.size > 32) this.earlyCancels.delete(this.earlyCancels.values().next().value!);
+      return true;
+    }
     this.stop(task, graceMs);
     return true;
   }
