@@ -8,6 +8,7 @@
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
  *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own (issue 9: <= its tokens, >= 2x its retention)
+ *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions latency over HTTP during an import / upload / delete (issue 13)
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
  *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
@@ -18,8 +19,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger' | 'summary';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger', 'summary'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger' | 'summary' | 'responsive';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger', 'summary', 'responsive'];
 
 interface Sizes {
   importTurns: number;
@@ -27,10 +28,11 @@ interface Sizes {
   planRuns: number;
   passTurns: number;
   tokenizerChars: number;
+  responsive: { turns: number; deleteTurns: number; uploadTurns: number };
 }
 
-const FULL: Sizes = { importTurns: 1_000_000, planTurns: 100_000, planRuns: 50, passTurns: 100_000, tokenizerChars: 8_000_000 };
-const QUICK: Sizes = { importTurns: 20_000, planTurns: 10_000, planRuns: 10, passTurns: 5_000, tokenizerChars: 500_000 };
+const FULL: Sizes = { importTurns: 1_000_000, planTurns: 100_000, planRuns: 50, passTurns: 100_000, tokenizerChars: 8_000_000, responsive: { turns: 1_000_000, deleteTurns: 100_000, uploadTurns: 200_000 } };
+const QUICK: Sizes = { importTurns: 20_000, planTurns: 10_000, planRuns: 10, passTurns: 5_000, tokenizerChars: 500_000, responsive: { turns: 20_000, deleteTurns: 5_000, uploadTurns: 5_000 } };
 
 type Json = Record<string, unknown>;
 
@@ -79,6 +81,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
       const formatSummaryTable = await load<(r: unknown) => string>('./summary.js', 'formatSummaryTable');
       const sessions = benchSummary();
       return { sessions: sessions.map(({ texts: _t, ...r }) => r), table: formatSummaryTable(sessions) };
+    }
+    case 'responsive': {
+      const benchResponsive = await load<(o: Sizes['responsive']) => Promise<Json>>('./responsive.js', 'benchResponsive');
+      return benchResponsive(sizes.responsive);
     }
     default: {
       const _exhaustive: never = part;
@@ -144,6 +150,16 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     out.push('', 'Summary quality: the summary replacing each source-tool compaction vs the tool\'s own (goal: <= its tokens, >= 2x its retention per category)');
     if (sum.error) out.push(`  error: ${sum.error}`);
     else out.push(String(sum.table).replace(/^/gm, '  '));
+  }
+  const resp = results.responsive;
+  if (resp) {
+    out.push('', 'listSessions over HTTP every 50 ms while the worker imports / deletes (target: worst < 100 ms)');
+    if (resp.error) out.push(`  error: ${resp.error}`);
+    else
+      for (const phase of ['idle', 'import', 'upload', 'delete']) {
+        const p = resp[phase] as Json;
+        out.push(`  ${phase.padEnd(7)} ${Number(p.turns) > 0 ? `${fmt(p.turns)} turns in ${fmt(p.seconds)} s` : `${fmt(p.seconds)} s`}: ${fmt(p.calls)} calls, median ${fmt(p.medianMs)} ms, worst ${fmt(p.worstMs)} ms${phase === 'delete' ? `; deleteSession itself ${fmt(p.deleteCallMs)} ms` : ''}`);
+      }
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

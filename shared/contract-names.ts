@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'import_error',
   'not_found',
   'busy',
+  /** A job (an import) stopped by cancelJob: nothing of it was written. */
+  'cancelled',
   'internal',
   // The IPC sender check (electron/shell/ipc.ts).
   'forbidden',
@@ -71,4 +73,4 @@ export const HTTP_EVENTS_PATH = '/api/events';
  * named SSE `event:` (the server sends plain `data:` messages). `menu-command` is
  * Electron-only (the native menu) and never sent over SSE.
  */
-export const SSE_EVENT_TYPES = ['run-progress', 'run-finished', 'sessions-changed', 'notice'] as const satisfies ReadonlyArray<StudioEvent['type']>;
+export const SSE_EVENT_TYPES = ['run-progress', 'run-finished', 'job-progress', 'job-finished', 'sessions-changed', 'notice'] as const satisfies ReadonlyArray<StudioEvent['type']>;

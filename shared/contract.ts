@@ -57,6 +57,12 @@ export const SettingsInputSchema = z.object({
   prices: userPricesSchema.optional(),
 });
 
+/**
+ * The window's own name for a long job (an import), chosen before it sends the request, so
+ * the job's progress events and cancelJob can name it while the request is still open.
+ */
+const JobId = z.string().min(1).max(100);
+
 export const InputSchemas = {
   listSessions: z.object({}),
   getSession: z.object({ sessionId: Id }),
@@ -65,6 +71,7 @@ export const InputSchemas = {
     fileName: z.string().min(1).max(1024),
     text: z.string(),
     format: z.string().optional(),
+    jobId: JobId.optional(),
   }),
   /**
    * Import several files sent by the window at once (a multi-file pick, a dropped folder):
@@ -74,9 +81,12 @@ export const InputSchemas = {
   importTexts: z.object({
     files: z.array(z.object({ fileName: z.string().min(1).max(1024), text: z.string() })).min(1).max(10_000),
     format: z.string().optional(),
+    jobId: JobId.optional(),
   }),
   /** Import files by path (Electron dialogs and drops; main reads the files). */
-  importPaths: z.object({ paths: z.array(z.string().min(1)).min(1), format: z.string().optional() }),
+  importPaths: z.object({ paths: z.array(z.string().min(1)).min(1), format: z.string().optional(), jobId: JobId.optional() }),
+  /** Stops an import (by the `jobId` its request carried): its transaction rolls back, nothing of it is written. */
+  cancelJob: z.object({ jobId: JobId }),
   deleteSession: z.object({ sessionId: Id }),
   /** A page of full turns for the virtualized list: positions [from, to). */
   listTurns: z.object({ sessionId: Id, from: z.number().int().min(0), to: z.number().int().min(0) }),
@@ -331,7 +341,9 @@ export interface OperationResults {
   importText: ImportReport;
   importTexts: ImportReport;
   importPaths: ImportReport;
+  /** `deleted`: the session left every listing; its rows go in batches in the background (job-progress / job-finished, kind 'delete'). */
   deleteSession: { deleted: boolean };
+  cancelJob: { cancelled: boolean };
   listTurns: Turn[];
   turnMetas: TurnMetaColumns;
   sessionUsage: SessionUsage;
@@ -428,10 +440,19 @@ export type StudioApi = {
   [K in OperationName]: (input: OperationInput<K>) => Promise<OperationResults[K]>;
 };
 
-/** Progress and completion of passes, pushed from main to the window. */
+/** The long jobs besides passes that run in the worker. */
+export type JobKind = 'import' | 'delete';
+
+/** Progress and completion of passes, imports and deletes, pushed from main to the window. */
 export type StudioEvent =
   | { type: 'run-progress'; runId: number; variantId: number; done: number; total: number; tokens: number; message?: string }
   | { type: 'run-finished'; runId: number; variantId: number; status: RunStatus; stats: Record<string, unknown>; error: string | null }
+  /**
+   * An import (`jobId` of its request) or a delete (`delete-<sessionId>`) in the worker:
+   * `done` of `total` (turns written, total 0 = not known ahead; rows deleted of rows).
+   */
+  | { type: 'job-progress'; jobId: string; kind: JobKind; done: number; total: number; message: string }
+  | { type: 'job-finished'; jobId: string; kind: JobKind; status: 'completed' | 'failed' | 'cancelled'; error: string | null }
   | { type: 'sessions-changed' }
   /** Something the window should say that belongs to no request: a write waiting for another process. */
   | { type: 'notice'; kind: 'info' | 'error'; title: string; message?: string }

@@ -44,6 +44,12 @@ export interface ImportOptions {
   maxRecordBytes?: number;
   /** Claude Code: also import subagent files found beside a session file. Default true. */
   discoverSubagents?: boolean;
+  /**
+   * Progress: turns written so far and files begun, every 1,000 turns and at each file
+   * (electron/importers/writer.ts). It may throw to stop the import: the one transaction
+   * rolls back and the store is as it was (how the app cancels an import).
+   */
+  onProgress?: (p: { turns: number; files: number; totalFiles: number }) => void;
 }
 
 export type ImportedSessionInfo = ImportReport['sessions'][number];
@@ -119,9 +125,17 @@ function isUnknownFormat(e: unknown): boolean {
 function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptions): ImportReport {
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
   const out: ImportedSessionInfo[] = [];
+  let files = 0;
+  let turns = 0;
+  const progress = () => opts.onProgress?.({ turns, files, totalFiles: planned.length });
   writeTransaction(db, () => {
-    const writer = new SessionWriter(db, tokenizer, new Date().toISOString());
+    const writer = new SessionWriter(db, tokenizer, new Date().toISOString(), (written) => {
+      turns = written;
+      progress();
+    });
     for (const { file, children } of planned) {
+      files++;
+      progress();
       const existing = findSessionByHash(db, file.facts.hash);
       if (existing !== null) {
         reportTree(db, existing, true, out);

@@ -23,13 +23,22 @@ export interface SessionSource {
   parentSessionId: number | null;
 }
 
+/** Turns between two progress calls: often enough for a live count, rare enough to cost nothing. */
+export const PROGRESS_EVERY_TURNS = 1000;
+
 export class SessionWriter {
   private readonly rows: SessionWrites;
+  private turnsWritten = 0;
 
+  /**
+   * `onTurns` is told the turns written so far every PROGRESS_EVERY_TURNS turns; it may
+   * throw to stop the import (a cancel), which rolls the import's transaction back.
+   */
   constructor(
     db: DB,
     private readonly tokenizer: TokenizerName,
     private readonly createdAt: string,
+    private readonly onTurns?: (turnsWritten: number) => void,
   ) {
     this.rows = prepareSessionWrites(db);
   }
@@ -72,6 +81,7 @@ export class SessionWriter {
         toolCalls++;
       }
       position++;
+      if (++this.turnsWritten % PROGRESS_EVERY_TURNS === 0) this.onTurns?.(this.turnsWritten);
     }
     for (const c of session.externalCompactions) {
       this.rows.insertExternalCompaction({

@@ -12,12 +12,17 @@
  *   401 unauthorized (no or wrong token), 403 forbidden_host / forbidden_origin,
  *   403 forbidden (`importPaths`: browser mode imports uploaded content only, it never
  *   reads a local path named by the caller), 404, 405, 400 bad_json, 400 bad_path (a bad
- *   percent-encoding in the operation name), 413 payload_too_large.
+ *   percent-encoding in the operation name), 413 payload_too_large (one limit,
+ *   `maxBodyBytes`, named in the message).
+ * - A body over SPOOL_ABOVE_BYTES is streamed to a temp file as it arrives, never held in
+ *   memory; an import's file is read, parsed and imported by the worker (task-runner.ts).
  * - Everything else: the built renderer from dist/renderer/, with the window's CSP.
  * The paths (HTTP_API_PREFIX, HTTP_EVENTS_PATH) and error codes are the contract's
  * (shared/contract-names.ts).
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -25,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { HTTP_API_PREFIX, HTTP_EVENTS_PATH, type Envelope, type ErrorCode, type StudioEvent } from '../../shared/contract.js';
 import { defaultCliDatabasePath } from '../store/db.js';
 import { SECURITY_HEADERS } from '../services/csp.js';
+import { parseJsonBody } from '../services/dispatch.js';
 import { memorySecretStore, type SecretStore } from '../services/secrets.js';
 import { createStudioService, type StudioService } from '../services/studio-service.js';
 import type { WorkerScript } from '../services/compaction-runner.js';
@@ -46,7 +52,10 @@ export interface ServerOptions {
   resourcesDir?: string;
   secrets?: SecretStore;
   importDemo?: boolean;
+  /** The one limit on a request body (default DEFAULT_MAX_BODY_BYTES); a larger one is answered 413 naming it. */
   maxBodyBytes?: number;
+  /** Where request bodies over SPOOL_ABOVE_BYTES are streamed (default: a fresh folder under the OS temp dir). */
+  uploadDir?: string;
   workerScript?: WorkerScript;
   /** Fixed token (tests); a random one per start otherwise. */
   token?: string;
@@ -91,49 +100,84 @@ function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} KB`;
 }
 
-/** Reads the body up to `limit` bytes; resolves null (and answers 413) when it is larger. */
-function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number): Promise<string | null> {
+/** A request body: small ones in memory, larger ones streamed to a temporary file as they arrive. */
+type RequestBody = { kind: 'memory'; text: string } | { kind: 'file'; path: string; bytes: number };
+
+/** Bodies up to this size stay in memory; beyond it the body goes to a temp file, chunk by chunk. */
+export const SPOOL_ABOVE_BYTES = 1024 * 1024;
+
+/**
+ * Receives the body, never holding more than SPOOL_ABOVE_BYTES of it in memory: past that it
+ * is written to a temp file in `uploadDir` as it arrives (with backpressure). Over `limit`
+ * bytes (declared or counted) it answers 413 naming the limit, deletes what was written and
+ * resolves null; also null when the client went away mid-upload.
+ */
+function receiveBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number, uploadDir: string): Promise<RequestBody | null> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   const tooLarge = () => {
+    res.setHeader('Connection', 'close');
     transportError(res, 413, 'payload_too_large', `request body larger than ${formatBytes(limit)}; import a file this large from the command line (compaction-studio import FILE --db …)`);
-    // Stop reading the rest of an oversized upload.
-    req.destroy();
+    // Stop reading the rest of an oversized upload once the answer is out (destroying the
+    // socket before could lose the 413 the client is meant to read).
+    res.once('finish', () => req.destroy());
   };
   if (Number.isFinite(declared) && declared > limit) {
-    res.setHeader('Connection', 'close');
     tooLarge();
     return Promise.resolve(null);
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let aborted = false;
+    let settled = false;
+    let spool: { path: string; stream: fs.WriteStream } | null = null;
+    const discard = () => {
+      if (!spool) return;
+      spool.stream.destroy();
+      fs.rm(spool.path, { force: true }, () => undefined);
+    };
+    const giveUp = (answer413: boolean) => {
+      settled = true;
+      discard();
+      if (answer413) tooLarge();
+      resolve(null);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (aborted) return;
+      if (settled) return;
       size += chunk.length;
-      if (size > limit) {
-        aborted = true;
-        res.setHeader('Connection', 'close');
-        tooLarge();
-        resolve(null);
+      if (size > limit) return giveUp(true);
+      if (!spool && size <= SPOOL_ABOVE_BYTES) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
+      if (!spool) {
+        const file = path.join(uploadDir, `upload-${crypto.randomUUID()}.json`);
+        spool = { path: file, stream: fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }) };
+        spool.stream.on('error', (err) => {
+          if (settled) return;
+          settled = true;
+          discard();
+          reject(err);
+        });
+        for (const c of chunks.splice(0)) spool.stream.write(c);
+      }
+      if (!spool.stream.write(chunk)) {
+        req.pause();
+        spool.stream.once('drain', () => req.resume());
+      }
     });
-    let ended = false;
     req.on('end', () => {
-      ended = true;
-      if (!aborted) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (settled) return;
+      settled = true;
+      if (!spool) return resolve({ kind: 'memory', text: Buffer.concat(chunks).toString('utf8') });
+      const { path: file, stream } = spool;
+      stream.end(() => resolve({ kind: 'file', path: file, bytes: size }));
     });
-    req.on('error', (err) => {
-      if (!aborted) reject(err);
+    req.on('error', () => {
+      if (!settled) giveUp(false);
     });
     // The client went away mid-upload: nobody to answer, drop what was read.
     req.on('close', () => {
-      if (!ended && !aborted) {
-        aborted = true;
-        resolve(null);
-      }
+      if (!settled) giveUp(false);
     });
   });
 }
@@ -205,7 +249,7 @@ function createEventStream(service: StudioService, token: string): EventStream {
 }
 
 /** The API side: `POST /api/<op>` with the bearer token and a JSON body, answered with the service's Envelope. */
-async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse, url: URL, service: StudioService, token: string, maxBody: number): Promise<void> {
+async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse, url: URL, service: StudioService, token: string, maxBody: number, uploadDir: string): Promise<void> {
   if (!tokenMatches(bearerToken(req), token)) {
     transportError(res, 401, 'unauthorized', 'missing or wrong token: send Authorization: Bearer <token> (the token the server printed)');
     return;
@@ -229,22 +273,40 @@ async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse
     req.resume();
     return;
   }
-  const body = await readBody(req, res, maxBody);
+  const body = await receiveBody(req, res, maxBody, uploadDir);
   if (body === null) return;
+  let answer: { status: number; envelope: Envelope<unknown> };
+  try {
+    answer = await answerBody(op, body, service);
+  } finally {
+    // Deleted before the answer goes out: a client that reads it finds nothing left behind.
+    if (body.kind === 'file') await fs.promises.rm(body.path, { force: true });
+  }
+  sendJson(res, answer.status, answer.envelope);
+}
+
+async function answerBody(op: string, body: RequestBody, service: StudioService): Promise<{ status: number; envelope: Envelope<unknown> }> {
+  if (body.kind === 'file' && (op === 'importText' || op === 'importTexts')) {
+    // The worker reads, parses and imports the file: this thread never holds the upload.
+    const envelope = await service.importUpload(op, body.path);
+    return { status: !envelope.ok && envelope.error.code === 'bad_json' ? 400 : 200, envelope };
+  }
   let input: unknown;
   try {
-    input = body.trim() === '' ? {} : (JSON.parse(body) as unknown);
+    input = parseJsonBody(body.kind === 'memory' ? body.text : await fs.promises.readFile(body.path, 'utf8'));
   } catch (err) {
-    transportError(res, 400, 'bad_json', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-    return;
+    return { status: 400, envelope: { ok: false, error: { code: 'bad_json', message: err instanceof Error ? err.message : String(err) } } };
   }
-  sendJson(res, 200, await service.dispatch(op, input));
+  return { status: 200, envelope: await service.dispatch(op, input) };
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const token = opts.token ?? crypto.randomBytes(24).toString('base64url');
   const rendererDir = opts.rendererDir ?? path.join(PROJECT_ROOT, 'dist', 'renderer');
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // Our own folder (mode 0700) unless the caller names one; removed on close.
+  const ownUploadDir = opts.uploadDir === undefined;
+  const uploadDir = opts.uploadDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'compaction-studio-uploads-'));
   const service = await createStudioService({
     dbPath: opts.dbPath ?? defaultCliDatabasePath(),
     resourcesDir: opts.resourcesDir ?? path.join(PROJECT_ROOT, 'resources'),
@@ -271,7 +333,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     if (!guardOrigin(req, res, port)) return;
     if (url.pathname === HTTP_EVENTS_PATH) events.handle(req, res, url);
-    else await handleApiCall(req, res, url, service, token, maxBody);
+    else await handleApiCall(req, res, url, service, token, maxBody, uploadDir);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -300,6 +362,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           server.closeAllConnections();
         });
         await service.close();
+        if (ownUploadDir) fs.rmSync(uploadDir, { recursive: true, force: true });
       })();
       return closed;
     },

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import { writeTransaction, type DB } from '../store/db.js';
 import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
-import type { FromWorker, PassJob, PassWorkerData, ToWorker } from './pass-protocol.js';
+import type { FromWorker, PassJob, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
 
 /**
  * How the worker is started: a script file (the bundled .cjs), or with `eval` the
@@ -19,6 +19,17 @@ export interface WorkerScript {
   file: string | URL;
   eval?: boolean;
   execArgv?: string[];
+}
+
+/** Starts the worker (pass-worker.ts) on one job: the one way the app starts a worker (passes here, tasks in task-runner.ts). */
+export function startWorker(script: WorkerScript, workerData: WorkerData): Worker {
+  return new Worker(script.file, { workerData, eval: script.eval, execArgv: script.execArgv });
+}
+
+/** A worker's error rebuilt with its name and code, so dispatch maps it like a main-thread error. */
+export function errorFromWorker(error: WorkerError): Error {
+  if (error.name === 'StudioError' && error.code && isErrorCode(error.code)) return new StudioError(error.code, error.message);
+  return Object.assign(new Error(error.message), { name: error.name, code: error.code });
 }
 
 interface ActiveRun {
@@ -101,9 +112,7 @@ export class CompactionRunner {
     if (this.busySessions.has(job.sessionId)) {
       return Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is already running; cancel it or wait for it to finish`));
     }
-    const workerData: PassWorkerData = { dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, job };
-    const { file, eval: isEval, execArgv } = this.opts.workerScript;
-    const worker = new Worker(file, { workerData, eval: isEval, execArgv });
+    const worker = startWorker(this.opts.workerScript, { dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, work: { kind: 'pass', job } });
     this.busySessions.set(job.sessionId, worker);
     const releaseSession = () => {
       if (this.busySessions.get(job.sessionId) === worker) this.busySessions.delete(job.sessionId);
@@ -131,8 +140,7 @@ export class CompactionRunner {
             if (run) this.emitFinished(run, msg.status, msg.stats, msg.error);
             break;
           case 'rejected':
-            // Rebuilt with its name and code so dispatch maps it like a main-thread error.
-            reject(msg.error.name === 'StudioError' && msg.error.code && isErrorCode(msg.error.code) ? new StudioError(msg.error.code, msg.error.message) : Object.assign(new Error(msg.error.message), { name: msg.error.name, code: msg.error.code }));
+            reject(errorFromWorker(msg.error));
             break;
           default: {
             const _exhaustive: never = msg;

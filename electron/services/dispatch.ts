@@ -6,6 +6,7 @@
  * renderer can show a readable message.
  */
 import type { z } from 'zod';
+import { jsonErrorReason } from '../importers/source.js';
 import { InputSchemas, StudioError, type Envelope, type OperationInput, type OperationName, type StudioApi } from '../../shared/contract.js';
 
 // Messages are capped: a hostile or broken request must not make us echo megabytes back.
@@ -36,6 +37,19 @@ export function validateInput<K extends OperationName>(op: K, raw: unknown): Ope
     return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`;
   });
   throw new StudioError('invalid_input', truncate(`invalid input for ${op}: ${problems.join('; ')}`));
+}
+
+/**
+ * A request body as the operation's raw input: empty is `{}`, anything else must be JSON.
+ * Throws StudioError('bad_json') quoting at most a short escaped excerpt (jsonErrorReason).
+ */
+export function parseJsonBody(body: string): unknown {
+  if (body.trim() === '') return {};
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (err) {
+    throw new StudioError('bad_json', `the request body is not JSON: ${err instanceof Error ? jsonErrorReason(err, body) : String(err)}`);
+  }
 }
 
 /** Maps any thrown value to the Envelope error the window sees. */

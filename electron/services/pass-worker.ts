@@ -1,24 +1,38 @@
 /**
- * The pass worker (worker_threads): opens its own connection to the WAL database,
- * runs one compaction through the engine, posts progress, and aborts on 'cancel'.
+ * The worker (worker_threads) of every long job of the app: it opens its own connection
+ * to the WAL database and runs one job, a compaction pass through the engine (aborted on a
+ * 'cancel' message) or a task, an import or a delete (task-job.ts; cancelled through a
+ * shared flag, read between turns and between batches). It posts progress and the outcome.
  * Bundled to dist/electron/pass-worker.cjs; tests run the .ts through tsx.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../store/db.js';
-import type { FromWorker, PassWorkerData, ToWorker } from './pass-protocol.js';
+import type { FromTaskWorker, FromWorker, PassJob, TaskJob, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
 import { runPassJob } from './pass-job.js';
+import { runTaskJob } from './task-job.js';
 
 if (!parentPort) throw new Error('pass-worker.ts must run as a worker thread');
 const port = parentPort;
-const { dbPath, nativeBinding, job } = workerData as PassWorkerData;
-const controller = new AbortController();
-const post = (msg: FromWorker) => port.postMessage(msg);
+const { dbPath, nativeBinding, work } = workerData as WorkerData;
 
-port.on('message', (msg: ToWorker) => {
-  if (msg.type === 'cancel') controller.abort(new Error('cancelled by the user'));
-});
+function workerError(err: unknown): WorkerError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const code = (e as { code?: unknown }).code;
+  return { name: e.name, message: e.message, code: typeof code === 'string' ? code : undefined };
+}
 
-async function main(): Promise<void> {
+function release(): void {
+  // Stop listening so the worker exits on its own (messages posted before are flushed first).
+  port.removeAllListeners('message');
+  port.unref();
+}
+
+async function runPass(job: PassJob): Promise<void> {
+  const controller = new AbortController();
+  const post = (msg: FromWorker) => port.postMessage(msg);
+  port.on('message', (msg: ToWorker) => {
+    if (msg.type === 'cancel') controller.abort(new Error('cancelled by the user'));
+  });
   const db = openDatabase(dbPath, { nativeBinding });
   let started = false;
   try {
@@ -32,18 +46,35 @@ async function main(): Promise<void> {
     });
     post({ type: 'finished', ...outcome });
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    const code = (e as { code?: unknown }).code;
-    if (!started) post({ type: 'rejected', error: { name: e.name, message: e.message, code: typeof code === 'string' ? code : undefined } });
+    if (!started) post({ type: 'rejected', error: workerError(err) });
     // After the run started, the engine records failures itself; a throw here is a bug
     // that the main thread reports when the worker exits without 'finished'.
-    else throw e;
+    else throw err;
   } finally {
     db.close();
-    // Stop listening so the worker exits on its own (messages posted above are flushed first).
-    port.removeAllListeners('message');
-    port.unref();
+    release();
   }
 }
 
-void main();
+function runTask(task: TaskJob, cancelFlag: SharedArrayBuffer): void {
+  const flag = new Int32Array(cancelFlag);
+  const post = (msg: FromTaskWorker) => port.postMessage(msg);
+  let db: ReturnType<typeof openDatabase> | null = null;
+  try {
+    db = openDatabase(dbPath, { nativeBinding });
+    const result = runTaskJob(db, task, {
+      cancelled: () => Atomics.load(flag, 0) === 1,
+      onProgress: (p) => post({ type: 'task-progress', ...p }),
+      onJobId: (jobId) => post({ type: 'task-job', jobId }),
+    });
+    post({ type: 'task-done', result });
+  } catch (err) {
+    post({ type: 'task-failed', error: workerError(err) });
+  } finally {
+    db?.close();
+    release();
+  }
+}
+
+if (work.kind === 'pass') void runPass(work.job);
+else runTask(work.task, work.cancelFlag);

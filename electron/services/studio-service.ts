@@ -11,17 +11,18 @@ import { ReplayRunner, replayContextAt, replayTimeline } from './replays.js';
 import { cutTurnOf, findVariantFor, resolveVariantFor } from '../engine/engine.js';
 import { stableJson } from '../../shared/model/turn.js';
 import { compareVariants } from './compare.js';
-import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
+import { StudioError, type Envelope, type ImportReport, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
-import { deleteSession } from '../store/sessions.js';
+import { markSessionForDeletion, pendingDeletions } from '../store/session-deletion.js';
 import { listTurns, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
 import { deleteVariant, getVariant, listRuns, listSummaries, listVariants, renameVariant, variantHasRunningRun } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
-import { importFiles, importText, importTexts } from '../importers/import.js';
 import { exportFor, replayDraftFor, replayFor } from './collaborators.js';
 import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
-import { dispatchOperation } from './dispatch.js';
+import { dispatchOperation, errorEnvelope } from './dispatch.js';
+import type { ImportSource } from './pass-protocol.js';
+import { TaskRunner } from './task-runner.js';
 import { apiKeyFor, type SecretStore } from './secrets.js';
 import { requireSession, sessionDetail, sessionInfos, sessionUsage, turnMetaColumns } from './session-views.js';
 import { readSettings, writeSettings } from './settings-store.js';
@@ -50,10 +51,16 @@ export interface StudioService {
   /** Validates and runs one operation; never throws. Both transports call this. */
   dispatch(op: string, rawInput: unknown): Promise<Envelope<unknown>>;
   onEvent(listener: (event: StudioEvent) => void): () => void;
-  /** Cancels running passes, waits for their workers, closes the store. */
+  /**
+   * Browser mode: imports a request body the server streamed to `file` (the JSON input of
+   * importText or importTexts), read, validated and imported in the worker. Never throws.
+   */
+  importUpload(op: 'importText' | 'importTexts', file: string): Promise<Envelope<ImportReport>>;
+  /** Cancels running passes and jobs, waits for their workers, closes the store. */
   close(): Promise<void>;
   readonly db: DB;
   readonly runner: CompactionRunner;
+  readonly tasks: TaskRunner;
 }
 
 /**
@@ -103,7 +110,28 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     }
   }, REAP_INTERVAL_MS);
   reaper.unref();
-  const runner = new CompactionRunner({ db, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript: opts.workerScript ?? defaultWorkerScript(), emit });
+  const workerScript = opts.workerScript ?? defaultWorkerScript();
+  const runner = new CompactionRunner({ db, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript, emit });
+  const tasks = new TaskRunner({ dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, workerScript, emit });
+  /** Deletes marked sessions in the worker, batch by batch (the list already lost them). */
+  const deleteInBackground = (ids: number[]) => {
+    tasks.runDelete(ids).then(
+      () => emit({ type: 'sessions-changed' }),
+      (err: unknown) => {
+        // Cancelled at shutdown: still marked, the next start finishes it.
+        if ((err as { code?: string }).code !== 'cancelled') console.error(`delete of sessions ${ids.join(', ')} failed: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+  };
+  // A delete the app (or a killed CLI) left half done is finished now, in the background.
+  const pending = pendingDeletions(db);
+  if (pending.length > 0) deleteInBackground(pending);
+  /** Every import runs in the worker: one transaction there, the main thread free meanwhile. */
+  const importInWorker = async (source: ImportSource, format: string | undefined, jobId: string | undefined): Promise<ImportReport> => {
+    const report = await tasks.run<ImportReport>({ kind: 'import', source, format, tokenizer: settings().tokenizer }, jobId);
+    emit({ type: 'sessions-changed' });
+    return report;
+  };
   const settings = () => readSettings(db, opts.secrets);
   const replays = new ReplayRunner(db, emit);
 
@@ -116,30 +144,23 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   const api: StudioApi = {
     listSessions: async () => sessionInfos(db),
     getSession: async ({ sessionId }) => sessionDetail(db, sessionId),
-    importText: async ({ fileName, text, format }) => {
-      // One transaction; ImportError (file, line, what was expected) leaves the store as it was.
-      const report = importText(db, fileName, text, { format, tokenizer: settings().tokenizer });
-      emit({ type: 'sessions-changed' });
-      return report;
-    },
-    importTexts: async ({ files, format }) => {
-      // One transaction; subagent files link to their session file as the CLI links them.
-      const report = importTexts(db, files, { format, tokenizer: settings().tokenizer });
-      emit({ type: 'sessions-changed' });
-      return report;
-    },
-    importPaths: async ({ paths, format }) => {
-      const report = importFiles(db, paths, { format, tokenizer: settings().tokenizer });
-      emit({ type: 'sessions-changed' });
-      return report;
-    },
+    // One transaction each; ImportError (file, line, what was expected) leaves the store as it
+    // was; subagent files link to their session file as the CLI links them.
+    importText: ({ fileName, text, format, jobId }) => importInWorker({ from: 'text', fileName, text }, format, jobId),
+    importTexts: ({ files, format, jobId }) => importInWorker({ from: 'texts', files }, format, jobId),
+    importPaths: ({ paths, format, jobId }) => importInWorker({ from: 'paths', paths }, format, jobId),
+    cancelJob: async ({ jobId }) => ({ cancelled: tasks.cancel(jobId) }),
     deleteSession: async ({ sessionId }) => {
       if (runner.activeSessions().has(sessionId)) {
         throw new StudioError('busy', `session ${sessionId} has a compaction running; cancel it before deleting the session`);
       }
-      const deleted = deleteSession(db, sessionId);
-      if (deleted) emit({ type: 'sessions-changed' });
-      return { deleted };
+      // One quick transaction: the session (and its children) leave every listing now; the
+      // rows go in batches in the worker.
+      const ids = markSessionForDeletion(db, sessionId);
+      if (!ids) return { deleted: false };
+      emit({ type: 'sessions-changed' });
+      deleteInBackground(ids);
+      return { deleted: true };
     },
     listTurns: async ({ sessionId, from, to }) => {
       requireSession(db, sessionId);
@@ -235,14 +256,22 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     api,
     db,
     runner,
+    tasks,
     dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput),
+    async importUpload(op, file) {
+      try {
+        return { ok: true, value: await importInWorker({ from: 'upload', op, file }, undefined, undefined) };
+      } catch (err) {
+        return errorEnvelope(op, err);
+      }
+    },
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     async close() {
       clearInterval(reaper);
-      await runner.stopAll();
+      await Promise.all([runner.stopAll(), tasks.stopAll()]);
       listeners.clear();
       db.close();
     },

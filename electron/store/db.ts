@@ -12,6 +12,7 @@ import { migration003 } from './migrations/003-model-calls.js';
 import { migration004 } from './migrations/004-replay.js';
 import { migration005 } from './migrations/005-run-owner.js';
 import { migration006 } from './migrations/006-variant-names.js';
+import { migration010 } from './migrations/010-delete-indexes.js';
 import { reapDeadRuns } from './run-owner.js';
 import { migration007 } from './migrations/007-prompt-overrides.js';
 import { migration008 } from './migrations/008-facts.js';
@@ -20,7 +21,7 @@ import { migration009 } from './migrations/009-cache-columns.js';
 export type DB = Database.Database;
 
 /** Every migration in order. Append only. */
-export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009] as const;
+export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010] as const;
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export interface OpenOptions {

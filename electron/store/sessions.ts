@@ -1,6 +1,6 @@
 /** Data access for sessions: plain functions (db, args) => result with explicit row mappers. */
-import { writeTransaction, type DB } from './db.js';
-import { deleteVariantRows } from './variants.js';
+import type { DB } from './db.js';
+import { finishDeletions, markSessionForDeletion } from './session-deletion.js';
 import type { SessionInfo } from '../../shared/contract.js';
 
 export interface SessionRow {
@@ -68,7 +68,8 @@ export function sessionInfoOf(s: SessionSummary): SessionInfo {
   };
 }
 
-const SELECT_SESSION = `SELECT s.*, (SELECT COUNT(*) FROM external_compactions e WHERE e.session_id = s.id) AS external_compactions FROM sessions s`;
+/** Sessions being deleted (session_deletions, electron/store/session-deletion.ts) are gone for every reader at once. */
+const SELECT_SESSION = `SELECT s.*, (SELECT COUNT(*) FROM external_compactions e WHERE e.session_id = s.id) AS external_compactions FROM sessions s WHERE s.id NOT IN (SELECT session_id FROM session_deletions)`;
 
 export function listSessions(db: DB): SessionSummary[] {
   const rows = db.prepare(`${SELECT_SESSION} ORDER BY s.id`).all() as SessionRow[];
@@ -76,7 +77,7 @@ export function listSessions(db: DB): SessionSummary[] {
 }
 
 export function getSession(db: DB, id: number): SessionSummary | null {
-  const row = db.prepare(`${SELECT_SESSION} WHERE s.id = ?`).get(id) as SessionRow | undefined;
+  const row = db.prepare(`${SELECT_SESSION} AND s.id = ?`).get(id) as SessionRow | undefined;
   return row ? sessionFromRow(row) : null;
 }
 
@@ -90,31 +91,18 @@ export function findSessionByHash(db: DB, hash: string): number | null {
 }
 
 export function childSessions(db: DB, parentId: number): SessionSummary[] {
-  const rows = db.prepare(`${SELECT_SESSION} WHERE s.parent_session_id = ? ORDER BY s.id`).all(parentId) as SessionRow[];
+  const rows = db.prepare(`${SELECT_SESSION} AND s.parent_session_id = ? ORDER BY s.id`).all(parentId) as SessionRow[];
   return rows.map(sessionFromRow);
 }
 
 /**
- * Deletes a session, its child sessions, and everything derived from them. The one
- * explicit way turns leave the store: the session is registered in session_deletions
- * for the duration of the transaction so the immutability triggers let it through.
+ * Deletes a session, its child sessions, and everything derived from them, in batches
+ * (electron/store/session-deletion.ts): the one explicit way turns leave the store. The
+ * CLI's synchronous path; the app runs the batches in its worker.
  */
 export function deleteSession(db: DB, id: number): boolean {
-  return writeTransaction(db, () => {
-    const exists = db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id);
-    if (!exists) return false;
-    for (const child of db.prepare('SELECT id FROM sessions WHERE parent_session_id = ?').all(id) as { id: number }[]) {
-      deleteSession(db, child.id);
-    }
-    db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)').run(id);
-    const variantIds = (db.prepare('SELECT id FROM variants WHERE session_id = ?').all(id) as { id: number }[]).map((r) => r.id);
-    for (const vid of variantIds) deleteVariantRows(db, vid);
-    db.prepare('DELETE FROM model_calls WHERE session_id = ?').run(id);
-    db.prepare('DELETE FROM external_compactions WHERE session_id = ?').run(id);
-    db.prepare('DELETE FROM tool_cycles WHERE session_id = ?').run(id);
-    db.prepare('DELETE FROM turns WHERE session_id = ?').run(id);
-    db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
-    db.prepare('DELETE FROM session_deletions WHERE session_id = ?').run(id);
-    return true;
-  });
+  const ids = markSessionForDeletion(db, id);
+  if (!ids) return false;
+  finishDeletions(db, ids);
+  return true;
 }

@@ -108,7 +108,7 @@ export function searchTurns(db: DB, query: string, limit = 50): SearchHit[] {
     .prepare(
       `SELECT t.session_id, t.id, t.position, t.role, snippet(turns_fts, 0, '[', ']', '…', 12) AS snippet
        FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
-       WHERE turns_fts MATCH ? ORDER BY rank LIMIT ?`,
+       WHERE turns_fts MATCH ? AND t.session_id NOT IN (SELECT session_id FROM session_deletions) ORDER BY rank LIMIT ?`,
     )
     .all(match, limit) as Array<{ session_id: number; id: number; position: number; role: Role; snippet: string }>;
   return rows.map((r) => ({ sessionId: r.session_id, turnId: r.id, position: r.position, role: r.role, snippet: r.snippet }));

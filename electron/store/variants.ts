@@ -178,8 +178,9 @@ export function deleteVariant(db: DB, variantId: number): boolean {
 }
 
 /**
- * Everything a variant owns, and the variant: the one list of its rows (deleteVariant and
- * deleteSession both go through it). Children before parents: summary edges and ledgers,
+ * Everything a variant owns, and the variant (deleteVariant). Deleting a whole session goes
+ * by batches over the same tables (STEPS in electron/store/session-deletion.ts): a table
+ * that hangs below a variant is added to both. Children before parents: summary edges and ledgers,
  * summaries, run events and timelines, runs. Call inside a write transaction.
  */
 export function deleteVariantRows(db: DB, variantId: number): void {

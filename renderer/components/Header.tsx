@@ -9,7 +9,7 @@ import { formatBytes, formatCompact, formatDuration, formatInt } from '../format
 import { pickedFromInput } from '../hooks/picked-files.js';
 import type { StudioCommands } from '../hooks/use-studio-actions.js';
 import type { Workbench } from '../plan/use-workbench.js';
-import { actions, useStudio, type ActiveRun } from '../state/store.js';
+import { actions, useStudio, type ActiveRun, type ImportJob } from '../state/store.js';
 
 const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl+';
 
@@ -53,17 +53,20 @@ function CompactionProgress({ run, onCancel }: { run: ActiveRun; onCancel(): voi
 }
 
 /** The import in flight: one request, so no count to show; the bar moves until it answers. */
-function ImportProgress({ job }: { job: { label: string; bytes: number; files: number } }) {
+function ImportProgress({ job, onCancel }: { job: ImportJob; onCancel(): void }) {
   return (
     <div className="progress progress-running import-progress" data-testid="import-progress" role="status" aria-live="polite">
       <div className="progress-text">
-        <span className="progress-title">Importing</span>
+        <span className="progress-title">{job.cancelling ? 'Cancelling' : 'Importing'}</span>
         <span className="import-name" title={job.label}>{job.label}</span>
-        <span className="muted mono">{formatBytes(job.bytes)}</span>
+        <span className="muted mono" data-testid="import-progress-count">{job.message ?? formatBytes(job.bytes)}</span>
       </div>
       <div className="progress-track">
         <div className="progress-bar indeterminate" />
       </div>
+      <button type="button" className="btn btn-small btn-danger-ghost" data-testid="import-cancel-button" disabled={job.cancelling} onClick={onCancel}>
+        Cancel
+      </button>
     </div>
   );
 }
@@ -126,7 +129,7 @@ export const Header = memo(function Header({ wb, commands }: { wb: Workbench; co
           }}
         />
         {importJob ? (
-          <ImportProgress job={importJob} />
+          <ImportProgress job={importJob} onCancel={() => void commands.cancelImport()} />
         ) : null}
         <div className="btn-group">
           <button type="button" className="btn" data-testid="import-button" disabled={importing > 0} onClick={() => inputRef.current?.click()} title={`Import transcripts, one or several (${MOD}O), or drop files or a folder on the window`}>

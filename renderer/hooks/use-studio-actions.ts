@@ -88,6 +88,15 @@ export function useStudioEvents(onMenuCommand: (command: 'export' | 'compact') =
           else if (event.status === 'failed') actions.notify({ kind: 'error', title: `Run #${event.runId} failed`, message: event.error ?? undefined });
           return;
         }
+        case 'job-progress': {
+          const job = studioStore.getState().importJob;
+          if (event.kind === 'import' && job?.jobId === event.jobId) studioStore.set({ importJob: { ...job, message: event.message } });
+          return;
+        }
+        case 'job-finished':
+          // An import's outcome arrives with its request's answer; a delete runs unseen (its session left the list at once) unless it fails.
+          if (event.kind === 'delete' && event.status === 'failed') actions.notify({ kind: 'error', title: 'Deleting a session failed', message: event.error ?? undefined });
+          return;
         case 'sessions-changed':
           void client.invalidateQueries({ queryKey: keys.sessions });
           void client.invalidateQueries({ queryKey: ['session'] });
@@ -144,6 +153,8 @@ export interface StudioCommands {
   /** Replays the session call by call under the current strategy and parameters (run kind 'replay'). */
   replay(): Promise<void>;
   cancel(): Promise<void>;
+  /** Stops the import in flight: nothing of it is written. */
+  cancelImport(): Promise<void>;
   exportCurrent(): Promise<void>;
   /** Saves the parameters on screen as a named variant (the only way to make one without running). */
   saveCurrent(name?: string): Promise<void>;
@@ -162,17 +173,19 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
       const bytes = picked.reduce((sum, p) => sum + p.file.size, 0);
       const folder = picked[0].path.includes('/') ? picked[0].path.slice(0, picked[0].path.indexOf('/')) : null;
       const label = picked.length === 1 ? picked[0].path : folder && picked.every((p) => p.path.startsWith(`${folder}/`)) ? `${folder}/ (${picked.length} files)` : `${picked.length} files`;
-      studioStore.set((s) => ({ importing: s.importing + picked.length, importJob: { label, bytes, files: picked.length } }));
+      // randomUUID exists in secure contexts only (127.0.0.1 and app:// are); any unique string will do.
+      const jobId = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `import-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      studioStore.set((s) => ({ importing: s.importing + picked.length, importJob: { jobId, label, bytes, files: picked.length, message: null } }));
       try {
         // One request whatever the count: several files (a folder) go together so the main
         // process can link subagents to their parents by their relative paths.
         const paths = transport.pathForFile ? picked.map((p) => transport.pathForFile!(p.file)) : [];
         const report =
           paths.length === picked.length && paths.every(Boolean)
-            ? await api.importPaths({ paths })
+            ? await api.importPaths({ paths, jobId })
             : picked.length === 1
-              ? await api.importText({ fileName: picked[0].file.name, text: await picked[0].file.text() })
-              : await api.importTexts({ files: await Promise.all(picked.map(async (p) => ({ fileName: p.path, text: await p.file.text() }))) });
+              ? await api.importText({ fileName: picked[0].file.name, text: await picked[0].file.text(), jobId })
+              : await api.importTexts({ files: await Promise.all(picked.map(async (p) => ({ fileName: p.path, text: await p.file.text() }))), jobId });
         // The list must hold the new sessions before one is selected: App re-selects the
         // first session when the selected id is not in the list.
         await client.invalidateQueries({ queryKey: keys.sessions });
@@ -197,7 +210,8 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
             .join(' · '),
         });
       } catch (err) {
-        actions.notify({ kind: 'error', title: `Could not import ${label}`, message: (err as Error).message });
+        if ((err as { code?: string }).code === 'cancelled') actions.notify({ kind: 'info', title: `Import of ${label} cancelled`, message: 'Nothing was imported' });
+        else actions.notify({ kind: 'error', title: `Could not import ${label}`, message: (err as Error).message });
       } finally {
         studioStore.set((s) => ({ importing: s.importing - picked.length, importJob: null }));
       }
@@ -261,6 +275,17 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     }
   }, [api]);
 
+  const cancelImport = useCallback(async () => {
+    const job = studioStore.getState().importJob;
+    if (!job || job.cancelling) return;
+    studioStore.set({ importJob: { ...job, cancelling: true } });
+    try {
+      await api.cancelJob({ jobId: job.jobId });
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Could not cancel the import', message: (err as Error).message });
+    }
+  }, [api]);
+
   const exportCurrent = useCallback(async () => {
     if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to export' });
     const format = studioStore.getState().exportFormat;
@@ -299,5 +324,5 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     [api, client, sessionId, strategy, params],
   );
 
-  return { importFiles, compact, replay, cancel, exportCurrent, saveCurrent };
+  return { importFiles, compact, replay, cancel, cancelImport, exportCurrent, saveCurrent };
 }

@@ -68,11 +68,21 @@ export interface StudioState {
   force: boolean;
   /** Files being imported right now (the Import button shows it). */
   importing: number;
-  /** The import in flight (one request): what the header's indeterminate bar names. */
-  importJob: { label: string; bytes: number; files: number } | null;
+  /** The import in flight (one request): what the header's bar names, its live count from job-progress events, and its id for cancelJob. */
+  importJob: ImportJob | null;
   exporting: boolean;
   /** The variant picked in the variant table: shown while the parameters on screen are its own. */
   loadedVariantId: number | null;
+}
+
+export interface ImportJob {
+  jobId: string;
+  label: string;
+  bytes: number;
+  files: number;
+  /** The worker's last word ("12,000 turns"), null until the first job-progress event. */
+  message: string | null;
+  cancelling?: boolean;
 }
 
 type Listener = () => void;

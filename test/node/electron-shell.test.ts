@@ -294,7 +294,8 @@ describe('importPaths in Electron', () => {
     recorded.openDialogPicks = [fresh];
     const sessionsBefore = valueOf<unknown[]>(await invoke('listSessions', {})).length;
     (importItem.click as () => void)();
-    await vi.waitFor(async () => expect(valueOf<unknown[]>(await invoke('listSessions', {})).length).toBe(sessionsBefore + 1));
+    // The import runs in the worker (a thread started on demand): wait for it, not for a fixed second.
+    await vi.waitFor(async () => expect(valueOf<unknown[]>(await invoke('listSessions', {})).length).toBe(sessionsBefore + 1), { timeout: 30_000, interval: 100 });
     expect(recorded.errorBoxes).toEqual([]);
     const again = valueOf<{ sessions: Array<{ duplicate: boolean }> }>(await invoke('importPaths', { paths: [fresh] }));
     expect(again.sessions.map((s) => s.duplicate)).toEqual([true]);

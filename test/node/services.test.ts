@@ -62,12 +62,18 @@ describe('importing through the service', () => {
 
   it('imports a real Claude Code session by path with its exact counts and announces it', async () => {
     const before = events.length;
-    const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [SPOTTER] }));
+    const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [SPOTTER], jobId: 'spotter' }));
     const parent = report.sessions[0];
     spotterId = parent.id;
     // The spotter fixture as stored (o200k_base): 306 turns, 140,001 tokens.
     expect(parent).toMatchObject({ title: 'Implement spotter-gqc', format: 'claude-code', turns: 306, tokens: 140001, toolCalls: 186, externalCompactions: 1, duplicate: false, parentSessionId: null });
-    expect(events.slice(before)).toEqual([{ type: 'sessions-changed' }]);
+    // The import ran in the worker: its progress (one file begun; 306 turns is under the
+    // 1,000-turn progress step), its end, then the list changed.
+    expect(events.slice(before)).toEqual([
+      { type: 'job-progress', jobId: 'spotter', kind: 'import', done: 0, total: 0, message: '0 turns' },
+      { type: 'job-finished', jobId: 'spotter', kind: 'import', status: 'completed', error: null },
+      { type: 'sessions-changed' },
+    ]);
     const detail = value<{ externalCompactions_: Array<{ trigger: string; preTokens: number | null }> }>(await service.dispatch('getSession', { sessionId: spotterId }));
     // Claude Code's own automatic compaction of this session (fixtures README).
     expect(detail.externalCompactions_.map((e) => [e.trigger, e.preTokens])).toEqual([['auto', 167094]]);

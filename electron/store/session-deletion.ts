@@ -1,0 +1,127 @@
+/**
+ * Deleting a session without stopping the world. Two steps:
+ * 1. `markSessionForDeletion`: one quick transaction registers the session and its
+ *    descendants in `session_deletions` (the immutability triggers of migrations 1 and 3
+ *    then let their turns and model calls go) and frees the source hash, so the session
+ *    leaves every listing at once (sessions.ts filters `session_deletions`) and its file can
+ *    be imported again meanwhile.
+ * 2. `deleteSessionBatch`, repeated: each call removes at most `limit` rows (summary edges,
+ *    summaries, run events, timelines, runs, variants, model calls, external compactions,
+ *    tool cycles, turns — the FTS rows go with their turns and summaries through the
+ *    delete triggers) in its own short write transaction, so other writers (the window,
+ *    the CLI, a pass) get the lock between batches; the last one deletes the session row
+ *    and its mark.
+ * A delete interrupted between batches (the app quit, the process was killed) is still
+ * marked: `pendingDeletions` lists it and whoever opens the store next finishes it.
+ */
+import { writeTransaction, type DB } from './db.js';
+
+/** Rows per batch: about 10–40 ms of work on this machine, turns with FTS being the slowest. */
+export const DELETE_BATCH_ROWS = 2_000;
+
+/**
+ * Marks a session and its descendants for deletion. Returns their ids in the order they
+ * must be deleted (children before parents), or null when the session does not exist or is
+ * already being deleted.
+ */
+export function markSessionForDeletion(db: DB, id: number): number[] | null {
+  return writeTransaction(db, () => {
+    const visible = db.prepare('SELECT 1 FROM sessions WHERE id = ? AND id NOT IN (SELECT session_id FROM session_deletions)').get(id);
+    if (!visible) return null;
+    const ids = db
+      .prepare(
+        `WITH RECURSIVE tree(id, depth) AS (SELECT ?, 0 UNION ALL SELECT s.id, t.depth + 1 FROM sessions s JOIN tree t ON s.parent_session_id = t.id)
+         SELECT id FROM tree ORDER BY depth DESC, id DESC`,
+      )
+      .pluck()
+      .all(id) as number[];
+    const mark = db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)');
+    // The unique index on source_hash would refuse a re-import of the same file while this one is going.
+    const freeHash = db.prepare(`UPDATE sessions SET source_hash = 'deleting:' || id || ':' || source_hash WHERE id = ? AND source_hash NOT LIKE 'deleting:%'`);
+    for (const sid of ids) {
+      mark.run(sid);
+      freeHash.run(sid);
+    }
+    return ids;
+  });
+}
+
+/** Sessions marked for deletion and not yet gone, children before parents (they were inserted after them). */
+export function pendingDeletions(db: DB): number[] {
+  return db.prepare('SELECT d.session_id FROM session_deletions d JOIN sessions s ON s.id = d.session_id ORDER BY d.session_id DESC').pluck().all() as number[];
+}
+
+/**
+ * One statement per table, each deleting at most `limit` of the session's rows, in foreign-key
+ * order. A table that hangs below a variant is also in `deleteVariantRows`
+ * (electron/store/variants.ts), which deletes one variant at once: add it to both.
+ */
+const STEPS: readonly string[] = [
+  `DELETE FROM summary_sources WHERE rowid IN (SELECT ss.rowid FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM summary_facts WHERE rowid IN (SELECT f.rowid FROM summary_facts f JOIN summaries s ON s.id = f.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM summaries WHERE id IN (SELECT s.id FROM summaries s JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM run_events WHERE rowid IN (SELECT e.rowid FROM run_events e JOIN runs r ON r.id = e.run_id JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM replay_timelines WHERE run_id IN (SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM variants WHERE id IN (SELECT id FROM variants WHERE session_id = :id LIMIT :limit)`,
+  `DELETE FROM model_calls WHERE rowid IN (SELECT rowid FROM model_calls WHERE session_id = :id LIMIT :limit)`,
+  `DELETE FROM external_compactions WHERE rowid IN (SELECT rowid FROM external_compactions WHERE session_id = :id LIMIT :limit)`,
+  `DELETE FROM tool_cycles WHERE rowid IN (SELECT rowid FROM tool_cycles WHERE session_id = :id LIMIT :limit)`,
+  `DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE session_id = :id ORDER BY position LIMIT :limit)`,
+];
+
+/** How many rows deleting these sessions removes (the total of a delete's progress). */
+export function rowsToDelete(db: DB, ids: readonly number[]): number {
+  const count = db.prepare(
+    `SELECT
+       (SELECT COUNT(*) FROM turns WHERE session_id = :id) + (SELECT COUNT(*) FROM tool_cycles WHERE session_id = :id)
+     + (SELECT COUNT(*) FROM model_calls WHERE session_id = :id) + (SELECT COUNT(*) FROM external_compactions WHERE session_id = :id)
+     + (SELECT COUNT(*) FROM variants WHERE session_id = :id)
+     + (SELECT COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id)
+     + (SELECT COUNT(*) FROM run_events e JOIN runs r ON r.id = e.run_id JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id)
+     + (SELECT COUNT(*) FROM summaries s JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id)
+     + (SELECT COUNT(*) FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id)
+     + (SELECT COUNT(*) FROM summary_facts f JOIN summaries s ON s.id = f.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id)
+     + 1`,
+  );
+  let total = 0;
+  for (const id of ids) total += count.pluck().get({ id }) as number;
+  return total;
+}
+
+/**
+ * Deletes up to `limit` rows of a session marked for deletion, in one write transaction.
+ * `finished` once the session row itself is gone (a session not marked is left alone).
+ */
+export function deleteSessionBatch(db: DB, id: number, limit: number = DELETE_BATCH_ROWS): { rows: number; finished: boolean } {
+  return writeTransaction(db, () => {
+    if (!db.prepare('SELECT 1 FROM session_deletions WHERE session_id = ?').get(id)) {
+      return { rows: 0, finished: !db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) };
+    }
+    let rows = 0;
+    for (const sql of STEPS) {
+      rows += db.prepare(sql).run({ id, limit: limit - rows }).changes;
+      if (rows >= limit) return { rows, finished: false };
+    }
+    rows += db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes;
+    db.prepare('DELETE FROM session_deletions WHERE session_id = ?').run(id);
+    return { rows, finished: true };
+  });
+}
+
+/**
+ * Deletes marked sessions batch by batch. `between` runs after every batch (progress; it
+ * may throw to stop: the rest stays marked and is finished by the next caller).
+ */
+export function finishDeletions(db: DB, ids: readonly number[], between: (rowsSoFar: number) => void = () => undefined, limit = DELETE_BATCH_ROWS): number {
+  let rows = 0;
+  for (const id of ids) {
+    for (;;) {
+      const batch = deleteSessionBatch(db, id, limit);
+      rows += batch.rows;
+      between(rows);
+      if (batch.finished) break;
+    }
+  }
+  return rows;
+}
