@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './grid.js';
+export * from './table.js';
