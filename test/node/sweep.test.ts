@@ -18,7 +18,8 @@ import { getSweepDetail, listSweeps } from '../../electron/store/sweeps.js';
 import { deleteVariant } from '../../electron/store/variants.js';
 import { paretoFront } from '../../shared/compare/pareto.js';
 import { gridPoints, parseGrid, shardPairs, sweepPairs } from '../../shared/sweep/grid.js';
-import { sweepCsvHeader } from '../../shared/sweep/table.js';
+import { retentionCells, sweepCsvHeader } from '../../shared/sweep/table.js';
+import { sweepChart } from '../../shared/sweep/chart.js';
 import { FACT_CATEGORIES } from '../../shared/facts/types.js';
 import type { SweepRow } from '../../shared/sweep/types.js';
 import { fixtureFiles } from '../helpers/fixture-sessions.js';
@@ -267,5 +268,34 @@ describe('the Pareto front of cost against retention', () => {
     ];
     expect(paretoFront(points)).toEqual([7, 0, 2, 5, 6]);
     expect(paretoFront([])).toEqual([]);
+  });
+});
+
+describe('the sweep chart (pure)', () => {
+  const row = (sessionId: number, a: number, cost: number, kept: number | null, total = 10): SweepRow => ({
+    index: 0,
+    sessionId,
+    params: { a },
+    variantId: 1,
+    runId: 1,
+    status: 'completed',
+    replay: { modelCalls: 1, inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: cost, summarizerCostUsd: 0, peakContext: 1, firings: 1, summarizerCalls: 0 },
+    pass: null,
+    ...retentionCells(kept === null ? null : { ...Object.fromEntries(FACT_CATEGORIES.map((c) => [c, { kept: 0, total: 0 }])), path: { kept, total } } as never),
+  });
+
+  it('one point per parameter point, summed over sessions (a session without a ledger adds cost, no fact), sorted by cost, front marked', () => {
+    const rows = [row(1, 1, 2, 5), row(2, 1, 1, null), row(1, 2, 1, 2), row(2, 2, 1, 2), row(1, 3, 9, 3), row(2, 3, 9, null)];
+    const chart = sweepChart(rows, null);
+    // a=2: cost 2, 4/20 kept = 20%; a=1: cost 3, 5/10 = 50%; a=3: cost 18, 3/10 = 30% (beaten by a=1).
+    expect(chart.points.map((p) => [p.label, p.cost, p.retentionPct, p.onFront])).toEqual([
+      ['a=2', 2, 20, true],
+      ['a=1', 3, 50, true],
+      ['a=3', 18, 30, false],
+    ]);
+    expect(chart.front).toEqual([0, 1]);
+    // One session: its rows only; a point with no fact at stake is left off.
+    const one = sweepChart(rows, 2);
+    expect([one.points.map((p) => p.label), one.unplotted]).toEqual([['a=2'], 2]);
   });
 });
