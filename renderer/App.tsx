@@ -19,6 +19,7 @@ import { TimelinePanel } from './components/TimelinePanel.js';
 import { ComparePanel } from './components/ComparePanel.js';
 import { TurnList } from './components/TurnList.js';
 import { VariantsPanel } from './components/VariantsPanel.js';
+import { SweepsPanel } from './components/SweepsPanel.js';
 import { useShortcuts } from './hooks/use-shortcuts.js';
 import { useStudioCommands, useStudioEvents, type StudioCommands } from './hooks/use-studio-actions.js';
 import { useWorkbench, type Workbench } from './plan/use-workbench.js';
@@ -34,6 +35,7 @@ const TABS: Array<{ id: PanelTab; label: string }> = [
   { id: 'timeline', label: 'Timeline' },
   { id: 'variants', label: 'Variants' },
   { id: 'compare', label: 'Compare' },
+  { id: 'sweeps', label: 'Sweeps' },
 ];
 
 /** The plan only masks or drops turns: masking, window, forgetting. */
@@ -55,7 +57,7 @@ function AnalysisPanes({ wb, commands }: { wb: Workbench; commands: StudioComman
         ))}
       </div>
       <div className="pane-body">
-        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : tab === 'variants' ? 'variant table' : tab === 'compare' ? 'compare view' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
+        <ErrorBoundary area={tab === 'dag' ? 'DAG' : tab === 'context' ? 'context view' : tab === 'timeline' ? 'timeline' : tab === 'variants' ? 'variant table' : tab === 'compare' ? 'compare view' : tab === 'sweeps' ? 'sweep chart' : 'runs list'} resetKey={`${tab}:${wb.session?.id}:${wb.strategy}`}>
           {tab === 'dag' ? (
             <div className={`dag-pane${hasSelection ? ' with-inspector' : ''}`}>
               <Suspense fallback={<div className="empty-state">Loading the graph…</div>}>
@@ -71,6 +73,8 @@ function AnalysisPanes({ wb, commands }: { wb: Workbench; commands: StudioComman
             <VariantsPanel wb={wb} commands={commands} />
           ) : tab === 'compare' ? (
             <ComparePanel sessionId={wb.session?.id ?? null} />
+          ) : tab === 'sweeps' ? (
+            <SweepsPanel sessionId={wb.session?.id ?? null} />
           ) : (
             <RunsPanel wb={wb} />
           )}

@@ -16,6 +16,8 @@ import type { OverheadFit } from './usage/overhead.js';
 import type { ModelCallUsage } from './usage/types.js';
 import type { ErrorCode } from './contract-names.js';
 import type { Comparison } from './compare/types.js';
+import type { SweepDetail, SweepInfo } from './sweep/types.js';
+export type { SweepAxis, SweepDetail, SweepInfo, SweepKind, SweepRow, RetentionCell } from './sweep/types.js';
 export type { FactCategory, SummaryLedger, LedgerEntry } from './facts/types.js';
 import type { FactCategory, SummaryLedger } from './facts/types.js';
 
@@ -114,6 +116,10 @@ export const InputSchemas = {
    */
   compareVariants: z.object({ sessionId: Id, variantIds: z.array(Id).min(1).max(4), call: z.number().int().min(0).optional() }),
   search: z.object({ query: z.string().min(1).max(1000) }),
+  /** Stored sweeps (the `sweep` CLI), newest first; with `sessionId`, only those with a point on that session. */
+  listSweeps: z.object({ sessionId: Id.optional() }),
+  /** A sweep and its rows: one per (session, parameter point), with the run's figures and retention. */
+  getSweep: z.object({ sweepId: Id }),
   /** The session's variants the user owns (run, summarized or saved), with their run figures; empty unnamed variants are hidden. */
   listVariants: z.object({ sessionId: Id }),
   /**
@@ -352,6 +358,8 @@ export interface OperationResults {
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
   compareVariants: Comparison;
   search: SearchHit[];
+  listSweeps: SweepInfo[];
+  getSweep: SweepDetail;
   listVariants: VariantListing[];
   findVariant: VariantInfo | null;
   saveVariant: VariantInfo;

@@ -16,6 +16,7 @@ import { openDatabase, type DB } from '../store/db.js';
 import { markSessionForDeletion, pendingDeletions } from '../store/session-deletion.js';
 import { listTurns, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
+import { getSweepDetail, listSweeps } from '../store/sweeps.js';
 import { deleteVariant, getVariant, listRuns, listSummaries, listVariants, renameVariant, variantHasRunningRun } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
 import { exportFor, replayDraftFor, replayFor } from './collaborators.js';
@@ -170,6 +171,15 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     turnMetas: async ({ sessionId }) => turnMetaColumns(db, sessionId),
     sessionUsage: async ({ sessionId }) => sessionUsage(db, sessionId),
     search: async ({ query }) => searchTurns(db, query),
+    listSweeps: async ({ sessionId }) => {
+      if (sessionId !== undefined) requireSession(db, sessionId);
+      return listSweeps(db, sessionId);
+    },
+    getSweep: async ({ sweepId }) => {
+      const detail = getSweepDetail(db, sweepId);
+      if (!detail) throw new StudioError('not_found', `sweep ${sweepId} does not exist`);
+      return detail;
+    },
     listVariants: async ({ sessionId }) => {
       requireSession(db, sessionId);
       return listVariants(db, sessionId);

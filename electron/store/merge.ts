@@ -9,7 +9,9 @@
  *   by position) and nothing of it is copied again;
  * - a variant is the same variant when (session, variant_key) is; a run is the same run
  *   when (variant, kind, started_at, params) is; a summary with no run by (variant, kind,
- *   span, created_at); a cache entry by its cache key;
+ *   span, created_at); a cache entry by its cache key; a sweep by its `sweep_key` (what it
+ *   is, not when it was made: the shards of one sweep become one sweep) and a sweep's pair by
+ *   (sweep, pair_index);
  * - every other row belongs to its parents: it is copied when one of its parents was
  *   copied (a new run brings its events, summaries, their edges, its timeline, and whatever
  *   later migrations hang below them), with every foreign key remapped;
@@ -42,6 +44,11 @@ const IDENTITY: Record<string, Identity> = {
     r.run_id === null && r.replay_run_id === null
       ? { sql: 'SELECT id FROM summaries WHERE variant_id = ? AND kind = ? AND first_position = ? AND last_position = ? AND created_at = ? AND run_id IS NULL', args: [r.variant_id, r.kind, r.first_position, r.last_position, r.created_at] }
       : null,
+  // A sweep is the same sweep when its definition is (sweep_key: strategy, grid, fixed params,
+  // summarizer, kind, sessions by content hash), so the shards of one sweep merge into one.
+  sweeps: (r) => ({ sql: 'SELECT id FROM sweeps WHERE sweep_key = ?', args: [r.sweep_key] }),
+  // A pair of a sweep by its place in the sweep's order: each shard brings its own pairs.
+  sweep_points: (r) => ({ sql: 'SELECT id FROM sweep_points WHERE sweep_id = ? AND pair_index = ?', args: [r.sweep_id, r.pair_index] }),
 };
 
 /**
@@ -54,6 +61,7 @@ const JSON_ID_COLUMNS: Record<string, readonly string[]> = {
   runs: ['stats'],
   run_events: ['data'],
   replay_timelines: ['timeline'],
+  sweeps: ['sessions'],
 };
 
 /** Tables with no parent whose rows are keyed by a natural primary key: INSERT OR IGNORE. */

@@ -57,6 +57,7 @@ export function pendingDeletions(db: DB): number[] {
  * (electron/store/variants.ts), which deletes one variant at once: add it to both.
  */
 const STEPS: readonly string[] = [
+  `DELETE FROM sweep_points WHERE rowid IN (SELECT rowid FROM sweep_points WHERE session_id = :id LIMIT :limit)`,
   `DELETE FROM summary_sources WHERE rowid IN (SELECT ss.rowid FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
   `DELETE FROM summary_facts WHERE rowid IN (SELECT f.rowid FROM summary_facts f JOIN summaries s ON s.id = f.summary_id JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
   `DELETE FROM summaries WHERE id IN (SELECT s.id FROM summaries s JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id LIMIT :limit)`,
@@ -76,7 +77,7 @@ export function rowsToDelete(db: DB, ids: readonly number[]): number {
     `SELECT
        (SELECT COUNT(*) FROM turns WHERE session_id = :id) + (SELECT COUNT(*) FROM tool_cycles WHERE session_id = :id)
      + (SELECT COUNT(*) FROM model_calls WHERE session_id = :id) + (SELECT COUNT(*) FROM external_compactions WHERE session_id = :id)
-     + (SELECT COUNT(*) FROM variants WHERE session_id = :id)
+     + (SELECT COUNT(*) FROM variants WHERE session_id = :id) + (SELECT COUNT(*) FROM sweep_points WHERE session_id = :id)
      + (SELECT COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id)
      + (SELECT COUNT(*) FROM run_events e JOIN runs r ON r.id = e.run_id JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id)
      + (SELECT COUNT(*) FROM summaries s JOIN variants v ON v.id = s.variant_id WHERE v.session_id = :id)

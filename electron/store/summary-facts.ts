@@ -93,3 +93,30 @@ export function retentionBySession(db: DB, sessionId: number): Map<number, Recor
   }
   return new Map([...byVariant].map(([id, list]) => [id, sumRetention(list)]));
 }
+
+/**
+ * Retention of every point of a sweep in ONE statement, measured on the run the point
+ * reports: a replay run over every summary that replay wrote (as `retentionBySession` does for
+ * a variant's latest replay); a pass run over the variant's live pass summaries (as
+ * `variantRetention`). Points whose run left no ledger (a strategy that writes no summary)
+ * are absent. Keyed by sweep_points.id.
+ */
+export function retentionBySweepPoint(db: DB, sweepId: number): Map<number, Record<FactCategory, { kept: number; total: number }>> {
+  const rows = db
+    .prepare(
+      `SELECT p.id AS point_id, f.ledger AS ledger
+       FROM sweep_points p JOIN runs r ON r.id = p.run_id
+       JOIN summaries s ON s.variant_id = p.variant_id
+         AND ((r.kind = 'replay' AND s.replay_run_id = r.id) OR (r.kind = 'pass' AND s.replay_run_id IS NULL AND s.compacted = 0))
+       JOIN summary_facts f ON f.summary_id = s.id
+       WHERE p.sweep_id = ?`,
+    )
+    .all(sweepId) as Array<{ point_id: number; ledger: string }>;
+  const byPoint = new Map<number, Array<SummaryLedger['retention']>>();
+  for (const r of rows) {
+    const list = byPoint.get(r.point_id) ?? [];
+    list.push((JSON.parse(r.ledger) as SummaryLedger).retention);
+    byPoint.set(r.point_id, list);
+  }
+  return new Map([...byPoint].map(([id, list]) => [id, sumRetention(list)]));
+}

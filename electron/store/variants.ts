@@ -180,12 +180,13 @@ export function deleteVariant(db: DB, variantId: number): boolean {
 /**
  * Everything a variant owns, and the variant (deleteVariant). Deleting a whole session goes
  * by batches over the same tables (STEPS in electron/store/session-deletion.ts): a table
- * that hangs below a variant is added to both. Children before parents: summary edges and ledgers,
+ * that hangs below a variant is added to both. Children before parents: the sweep points naming it, summary edges and ledgers,
  * summaries, run events and timelines, runs. Call inside a write transaction.
  */
 export function deleteVariantRows(db: DB, variantId: number): void {
   const ofSummaries = 'SELECT id FROM summaries WHERE variant_id = ?';
   const ofRuns = 'SELECT id FROM runs WHERE variant_id = ?';
+  db.prepare('DELETE FROM sweep_points WHERE variant_id = ?').run(variantId);
   db.prepare(`DELETE FROM summary_sources WHERE summary_id IN (${ofSummaries})`).run(variantId);
   db.prepare(`DELETE FROM summary_facts WHERE summary_id IN (${ofSummaries})`).run(variantId);
   db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(variantId);

@@ -42,6 +42,8 @@ export const keys = {
   replayRun: (runId: number) => ['replayRun', runId] as const,
   replayContextAt: (runId: number, call: number) => ['replayContextAt', runId, call] as const,
   settings: ['settings'] as const,
+  sweeps: ['sweeps'] as const,
+  sweep: (sweepId: number) => ['sweep', sweepId] as const,
   comparison: (sessionId: number, variantIds: readonly number[], call: number | null) => ['compare', sessionId, variantIds.join(','), call] as const,
 };
 
@@ -274,4 +276,16 @@ export function invalidateVariantData(client: QueryClient, sessionId: number, va
   void client.invalidateQueries({ queryKey: keys.sessionReplays(sessionId) });
   void client.invalidateQueries({ queryKey: keys.replay(variantId) });
   void client.invalidateQueries({ queryKey: ['compare', sessionId] });
+}
+
+/** Every stored sweep (the `sweep` CLI writes them; a sweep spans sessions), newest first. */
+export function useSweeps() {
+  const api = useApi();
+  return useQuery({ queryKey: keys.sweeps, queryFn: () => api.listSweeps({}) });
+}
+
+/** A sweep with its rows (getSweep). */
+export function useSweep(sweepId: number | null) {
+  const api = useApi();
+  return useQuery({ queryKey: keys.sweep(sweepId ?? 0), queryFn: () => api.getSweep({ sweepId: sweepId! }), enabled: sweepId !== null });
 }

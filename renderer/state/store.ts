@@ -9,7 +9,7 @@ import type { RunStatus } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { ExportFormat } from '../../shared/contract.js';
 
-export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline' | 'variants' | 'compare';
+export type PanelTab = 'dag' | 'context' | 'runs' | 'timeline' | 'variants' | 'compare' | 'sweeps';
 
 export interface ActiveRun {
   runId: number;

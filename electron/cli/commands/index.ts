@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   merge: () => import('./merge.js'),
   compare: () => import('./compare.js'),
   ledger: () => import('./ledger.js'),
+  sweep: () => import('./sweep.js'),
 };
 
 /** The command named `name`, or null when there is none. */
