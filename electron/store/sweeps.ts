@@ -12,15 +12,8 @@ import type { RunStatus, SummarizerConfig } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { SweepAxis, SweepDetail, SweepInfo, SweepKind, SweepRow } from '../../shared/sweep/types.js';
 
-export interface SweepDefinition {
-  strategy: StrategyName;
-  grid: SweepAxis[];
-  fixedParams: Record<string, number>;
-  /** The summarizer identity (kind, model, baseURL; never a key). */
-  summarizer: SummarizerConfig;
-  sessionIds: number[];
-  kind: SweepKind;
-}
+/** What a sweep is, before it has a row: a stored sweep without its id and time. The summarizer is its identity (kind, model, baseURL; never a key). */
+export type SweepDefinition = Omit<SweepInfo, 'id' | 'createdAt' | 'points'>;
 
 interface SweepRowDb {
   id: number;

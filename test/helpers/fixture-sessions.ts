@@ -70,3 +70,18 @@ export function turnsDump(db: DB): string {
 export function splitCycles(db: DB, sessionId: number, positions: ReadonlySet<number>): Array<{ usePosition: number; resultPosition: number }> {
   return listToolCycles(db, sessionId).filter((c) => positions.has(c.usePosition) !== positions.has(c.resultPosition));
 }
+
+/**
+ * The loss ledger of Claude Code's own summary of the spotter session's turns 0-206 (its
+ * compaction at turn 207) against the facts of those turns: derived in facts.test.ts
+ * (which pins the span's fact counts), used wherever that baseline shows.
+ */
+export const SPOTTER_CC_RETENTION = {
+  request: { kept: 1, total: 1 },
+  todo: { kept: 0, total: 0 },
+  path: { kept: 19, total: 28 },
+  command: { kept: 4, total: 41 },
+  error: { kept: 1, total: 5 },
+  identifier: { kept: 14, total: 23 },
+  number: { kept: 2, total: 3 },
+};

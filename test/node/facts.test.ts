@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
-import { fixtureDb, sessionBySource, type FixtureDb } from '../helpers/fixture-sessions.js';
+import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
 
 let toolId = 0;
@@ -179,15 +179,7 @@ describe('extractFacts on the real fixtures', () => {
 
     // The baseline: Claude Code's own summary of this span.
     const l = ledgerOf(set, cc.summaryText!);
-    expect(l.retention).toEqual({
-      request: { kept: 1, total: 1 },
-      todo: { kept: 0, total: 0 },
-      path: { kept: 19, total: 28 },
-      command: { kept: 4, total: 41 },
-      error: { kept: 1, total: 5 },
-      identifier: { kept: 14, total: 23 },
-      number: { kept: 2, total: 3 },
-    });
+    expect(l.retention).toEqual(SPOTTER_CC_RETENTION);
     // What Claude Code's summary lost, most salient first: the test command it ran five times,
     // the failed push and its error.
     expect(l.lost.slice(0, 4).map((x) => `${x.text} (${x.detail ?? ''})`)).toEqual([

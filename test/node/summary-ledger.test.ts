@@ -17,21 +17,13 @@ import { sessionDetail } from '../../electron/services/session-views.js';
 import { runCli } from '../../electron/cli/run.js';
 import { ledgerOf, summaryLedgerOf, sumRetention, type SummaryLedger } from '../../shared/facts/index.js';
 import type { LedgerReport } from '../../shared/contract.js';
-import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { FIXTURES, SPOTTER_CC_RETENTION } from '../helpers/fixture-sessions.js';
 import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 
-/** Claude Code's summary of turns 0–206 against the facts of those turns (pinned in facts.test.ts too). */
-const CC_RETENTION = {
-  request: { kept: 1, total: 1 },
-  todo: { kept: 0, total: 0 },
-  path: { kept: 19, total: 28 },
-  command: { kept: 4, total: 41 },
-  error: { kept: 1, total: 5 },
-  identifier: { kept: 14, total: 23 },
-  number: { kept: 2, total: 3 },
-};
+/** Claude Code's summary of turns 0–206 against the facts of those turns (derived in facts.test.ts). */
+const CC_RETENTION = SPOTTER_CC_RETENTION;
 
 let t: TempDb;
 let sessionId: number;

@@ -5,25 +5,16 @@
  * (`longRunRatioToCorpus`), never asserted here.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../electron/tokenizer.js';
+import { fixtureFiles } from '../helpers/fixture-sessions.js';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Every line of every real fixture transcript. */
 function fixtureLines(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(jsonl|json|traj)$/.test(e.name)) out.push(...fs.readFileSync(p, 'utf8').split('\n').filter((l) => l.length > 0));
-    }
-  };
-  walk(FIXTURES);
-  return out;
+  return fixtureFiles().flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.length > 0));
 }
 
 describe('countTokens', () => {
