@@ -19,15 +19,22 @@ import { download } from '../hooks/use-studio-actions.js';
 import { fromReplay, type TimelineView } from '../plan/use-timeline.js';
 import { actions, useStudio } from '../state/store.js';
 import { formatCompact, formatInt } from '../format.js';
+import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
+import { formatParamValue } from './ParamSlider.js';
 import { UPlotChart, type ChartTheme } from './UPlotChart.js';
 
 const usd = (x: number) => (x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`);
 /** Column colours: the timeline's overlay palette for variants; the baselines as the Timeline draws them. */
 const colorVar = (c: CompareColumn, k: number) => (c.kind === 'none' ? '--text-faint' : c.kind === 'source' ? '--teal' : `--overlay-${(k % 5) + 1}`);
 
+/** "#3 rolling · compactionCount 40" (the parameters away from the defaults, as the variant table says them), with its name. */
 function variantText(v: VariantInfo): string {
-  const p = Object.entries(v.params).map(([k, x]) => `${k}=${x}`).join(' ');
-  return `#${v.id} ${v.strategy}${p ? ` · ${p}` : ''}`;
+  const specs = STRATEGY_DEFINITIONS[v.strategy]?.specs ?? [];
+  const changed = paramsAwayFromDefaults(specs, v.params).map(({ spec, value }) => `${spec.name} ${formatParamValue(spec, value)}`);
+  const asOf = typeof v.params.asOfCall === 'number' ? [`as of call ${v.params.asOfCall}`] : [];
+  const p = [...changed, ...asOf].join(', ') || 'defaults';
+  return `#${v.id}${v.name ? ` ${v.name}` : ''} · ${v.strategy} · ${p}`;
 }
 
 /** The panel's own variant picker (until and beside the variant table): at most four ticked. */
@@ -243,7 +250,7 @@ function SameSpan({ ctx, labels }: { ctx: ContextComparison; labels: ReadonlyMap
           <div className="section-title">
             Turns {g.from}–{g.to}
           </div>
-          <div className="same-span-cols" style={{ gridTemplateColumns: `repeat(${g.summaries.length}, minmax(180px, 1fr))` }}>
+          <div className="same-span-cols">
             {g.summaries.map((s) => (
               <div key={`${s.key}${s.id}`} className="same-span-col">
                 <div className="small">
@@ -344,13 +351,15 @@ export const ComparePanel = memo(function ComparePanel({ sessionId }: { sessionI
                   turns 0–{ctx.position - 1} · {q.isFetching ? 'loading…' : 'click the chart to pick a call'}
                 </span>
               </div>
-              <div className="compare-cols" style={{ gridTemplateColumns: `repeat(${ctx.columns.length}, minmax(150px, 1fr))` }}>
+              <div className="compare-cols" data-testid="compare-cols">
                 {ctx.columns.map((col) => (
                   <ContextColumn key={col.key} col={col} label={labels.get(col.key) ?? col.key} swatch={colorOf.get(col.key) ?? '--accent'} turns={ctx.position} />
                 ))}
               </div>
               <div className="section-title">Where they differ</div>
-              <DiffTable ctx={ctx} labels={labels} />
+              <div className="compare-diff-scroll">
+                <DiffTable ctx={ctx} labels={labels} />
+              </div>
               <div className="section-title">Summaries of the same span</div>
               <SameSpan ctx={ctx} labels={labels} />
             </>

@@ -37,7 +37,7 @@ export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench
           Reset
         </button>
       </div>
-      <p className="strategy-doc" title={def.description}>{def.description}</p>
+      <p className="strategy-doc" data-testid="strategy-doc" title={def.description}>{def.description}</p>
       <div className="params">
         {wb.specs.length === 0 ? <div className="muted small">This strategy has no parameters.</div> : null}
         {wb.specs.map((spec) => (

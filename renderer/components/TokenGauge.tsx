@@ -55,8 +55,12 @@ export const TokenGauge = memo(function TokenGauge({ before, after, budget, trig
           <span className="trigger-text">
             <b>{trigger.compact ? 'Would compact' : 'Would not compact'}</b>
             {trigger.level && trigger.level !== 'none' ? <span className="chip">{trigger.level}</span> : null} — {trigger.reason}
-            {note ? <span className="trigger-note" data-testid="trigger-note"> ({note})</span> : null}
           </span>
+        </div>
+      ) : null}
+      {trigger && note ? (
+        <div className="trigger-note" data-testid="trigger-note">
+          {note}
         </div>
       ) : null}
     </div>

@@ -4,11 +4,18 @@
  * Click a row to load it (strategy + parameters: its DAG, context and runs show); tick
  * 2–4 rows and press Compare; rename inline; duplicate as a draft (parameters only,
  * nothing created); delete (with its runs and summaries, after a second click).
- * Rows are plain props of memoized components: 200 variants paint in one frame
- * (`window.__studioPerf.variantTablePaint`, measured by test/e2e/variants.spec.ts).
+ * Rows are virtualized (@tanstack/react-virtual, as the turn list): only the rows in view
+ * and a few more are in the DOM, between two spacer rows, so 200 variants cost what ~30 do
+ * (`window.__studioPerf.variantTablePaint`, measured by test/e2e/variants.spec.ts). Fixed
+ * row height and column widths (`table-layout: fixed`) keep the columns from jumping as rows
+ * come and go; the header stays sticky; the row holding the focus (an inline rename, a
+ * delete confirmation) stays mounted while it is scrolled away, so Tab and the edit survive.
+ * Columns: the most useful first (name, strategy, parameters, cost, retention), the name
+ * pinned on the left when the table scrolls sideways in a narrow pane.
  */
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import type { RetentionCategory, VariantListing } from '../../shared/contract.js';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
@@ -48,8 +55,34 @@ function paramsText(v: VariantListing): string {
   return changed.length === 0 ? 'defaults' : changed.map(({ spec, value }) => `${spec.name} ${formatParamValue(spec, value)}`).join(', ');
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${formatInt(n)} ${n === 1 ? one : many}`;
 const summarizerText = (v: VariantListing) => (v.summarizer.kind === 'openai' ? (v.summarizer.model ?? 'openai') : v.summarizer.kind);
 const dash = (n: number | null, f: (x: number) => string = formatInt) => (n === null ? '—' : f(n));
+
+/**
+ * The table's columns in order, most useful first, with fixed widths (px): a virtualized
+ * table lays out only the rows in view, so content-sized columns would jump while scrolling.
+ */
+const COLUMNS: ReadonlyArray<{ label: string; width: number; className?: string; title?: string }> = [
+  { label: '', width: 28, className: 'tick-cell', title: 'Tick 2–4 to compare' },
+  { label: 'Name', width: 150, className: 'name-cell' },
+  { label: 'Strategy', width: 78 },
+  { label: 'Parameters', width: 190 },
+  { label: 'Cost', width: 70, className: 'num', title: 'Cost of the latest replay: model calls with caching + summarizer' },
+  { label: 'Retention', width: 70, className: 'num', title: 'Facts of the compacted spans kept by the summaries (loss ledger)' },
+  { label: 'Tokens sent', width: 78, className: 'num', title: 'Prompt tokens sent over every model call of the latest replay' },
+  { label: 'Firings', width: 56, className: 'num', title: 'Firings of the latest replay' },
+  { label: 'Summ. calls', width: 74, className: 'num', title: 'Summarizer calls of the latest replay' },
+  { label: 'Runs', width: 44, className: 'num' },
+  { label: 'Summarizer', width: 110 },
+  { label: 'Last run', width: 170 },
+  { label: '', width: 200, title: 'Duplicate as a draft, delete' },
+];
+const TABLE_WIDTH = COLUMNS.reduce((sum, c) => sum + c.width, 0);
+/** One row's height in px (CSS `.variant-row` has the same): the virtualizer's fixed row size. */
+const ROW_HEIGHT = 27;
+/** The sticky header row above the first row (CSS `.variants-table thead th`): where the rows start. */
+const HEADER_HEIGHT = 27;
 
 interface RowProps {
   v: VariantListing;
@@ -112,7 +145,7 @@ const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, 
   const params = paramsText(v);
   return (
     <tr className={`variant-row${current ? ' current' : ''}`} data-testid={`variant-row-${v.id}`} data-variant-id={v.id} onClick={() => onLoad(v)} title="Load this variant (strategy and parameters)">
-      <td onClick={(e) => e.stopPropagation()}>
+      <td className="tick-cell" onClick={(e) => e.stopPropagation()}>
         <input type="checkbox" data-testid={`variant-tick-${v.id}`} aria-label={`Compare variant ${v.id}`} checked={ticked} disabled={!ticked && tickDisabled} onChange={(e) => onTick(v.id, e.target.checked)} />
       </td>
       <td className="name-cell">
@@ -122,23 +155,36 @@ const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, 
       <td className="params-cell" title={params}>
         {params}
       </td>
-      <td>{summarizerText(v)}</td>
-      <td className="num">{formatInt(v.runs)}</td>
-      <td className="num">{dash(v.firings)}</td>
-      <td className="num">{dash(v.tokensSent, formatCompact)}</td>
-      <td className="num">{dash(v.summarizerCalls)}</td>
       <td className="num">{formatUsd(v.costUsd)}</td>
       <td className="num" title={retention.title} data-testid={`variant-retention-${v.id}`}>
         {retention.text}
       </td>
+      <td className="num">{dash(v.tokensSent, formatCompact)}</td>
+      <td className="num">{dash(v.firings)}</td>
+      <td className="num">{dash(v.summarizerCalls)}</td>
+      <td className="num">{formatInt(v.runs)}</td>
+      <td className="summarizer-cell" title={summarizerText(v)}>
+        {summarizerText(v)}
+      </td>
       <td className="last-run">{v.lastRun ? `${formatTime(v.lastRun.at)} · ${v.lastRun.kind} ${v.lastRun.status}` : '—'}</td>
       <td className="row-actions" onClick={(e) => e.stopPropagation()}>
-        <button type="button" className="btn btn-small btn-ghost" data-testid={`variant-duplicate-${v.id}`} title="Load its parameters as a draft (nothing is created until you run or save)" onClick={() => onDuplicate(v)}>
-          Duplicate
-        </button>
+        {/* The confirmation takes the whole cell (the column is fixed-width). */}
+        {confirming ? null : (
+          <button type="button" className="btn btn-small btn-ghost" data-testid={`variant-duplicate-${v.id}`} title="Load its parameters as a draft (nothing is created until you run or save)" onClick={() => onDuplicate(v)}>
+            Duplicate
+          </button>
+        )}
         {confirming ? (
-          <button type="button" className="btn btn-small btn-danger" data-testid={`variant-delete-confirm-${v.id}`} onBlur={() => setConfirming(false)} onClick={() => onDelete(v.id)}>
-            Delete {formatInt(v.runs)} runs, {formatInt(v.summaries)} summaries?
+          <button
+            type="button"
+            className="btn btn-small btn-danger"
+            data-testid={`variant-delete-confirm-${v.id}`}
+            title={`Delete the variant with its ${formatInt(v.runs)} run(s) and ${formatInt(v.summaries)} summaries`}
+            autoFocus
+            onBlur={() => setConfirming(false)}
+            onClick={() => onDelete(v.id)}
+          >
+            Delete {plural(v.runs, 'run')}, {plural(v.summaries, 'summary', 'summaries')}?
           </button>
         ) : (
           <button type="button" className="btn btn-small btn-ghost" data-testid={`variant-delete-${v.id}`} title="Delete the variant with its runs and summaries (the session's turns are never touched)" onClick={() => setConfirming(true)}>
@@ -169,6 +215,43 @@ export const VariantsPanel = memo(function VariantsPanel({ wb, commands }: { wb:
   useLayoutEffect(() => {
     if (rows) recordVariantTablePaint(rows.length, renderStart.current);
   }, [rows]);
+
+  // Virtual rows. The row holding the focus stays rendered (the range grows to include it), so
+  // an inline rename or a delete confirmation scrolled out of view keeps its state and focus.
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [focusedId, setFocusedId] = useState<number | null>(null);
+  const focusedIndex = rows && focusedId !== null ? rows.findIndex((v) => v.id === focusedId) : -1;
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const base = defaultRangeExtractor(range);
+      if (focusedIndex < 0 || base.length === 0) return base;
+      const lo = Math.min(base[0], focusedIndex);
+      const hi = Math.max(base[base.length - 1], focusedIndex);
+      return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+    },
+    [focusedIndex],
+  );
+  const virtualizer = useVirtualizer({
+    count: rows?.length ?? 0,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+    rangeExtractor,
+    scrollMargin: HEADER_HEIGHT,
+    // The first render already fills the pane (the element is measured right after).
+    initialRect: { width: 0, height: typeof window === 'undefined' ? 600 : window.innerHeight },
+  });
+  const items = virtualizer.getVirtualItems();
+  // Item offsets count from the scroll element's top (past the header); the spacers from the first row.
+  const padTop = items.length > 0 ? items[0].start - HEADER_HEIGHT : 0;
+  const padBottom = items.length > 0 ? virtualizer.getTotalSize() - (items[items.length - 1].end - HEADER_HEIGHT) : 0;
+  const onFocusRow = useCallback((e: React.FocusEvent<HTMLDivElement>) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>('[data-variant-id]');
+    setFocusedId(row ? Number(row.dataset.variantId) : null);
+  }, []);
+  const onBlurRow = useCallback((e: React.FocusEvent<HTMLDivElement>) => {
+    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedId(null);
+  }, []);
 
   const refresh = useCallback(() => {
     if (sessionId === null) return;
@@ -236,40 +319,50 @@ export const VariantsPanel = memo(function VariantsPanel({ wb, commands }: { wb:
       {list.error ? <div className="empty-state error-text">Cannot list the variants: {(list.error as Error).message}</div> : null}
       {rows && rows.length === 0 ? <div className="empty-state">No variants yet. Moving the sliders makes a draft; Compact, Replay or Save draft makes a variant.</div> : null}
       {rows && rows.length > 0 ? (
-        <div className="variants-scroll">
-          <table className="variants-table" data-testid="variants-table">
+        <div className="variants-scroll" ref={scrollRef} onFocus={onFocusRow} onBlur={onBlurRow}>
+          <table className="variants-table" data-testid="variants-table" data-rendered={items.length} style={{ minWidth: TABLE_WIDTH }}>
+            <colgroup>
+              {COLUMNS.map((c, i) => (
+                <col key={i} style={{ width: c.width }} />
+              ))}
+            </colgroup>
             <thead>
               <tr>
-                <th aria-label="Compare" />
-                <th>Name</th>
-                <th>Strategy</th>
-                <th>Parameters</th>
-                <th>Summarizer</th>
-                <th className="num">Runs</th>
-                <th className="num" title="Firings of the latest replay">Firings</th>
-                <th className="num" title="Prompt tokens sent over every model call of the latest replay">Tokens sent</th>
-                <th className="num" title="Summarizer calls of the latest replay">Summ. calls</th>
-                <th className="num" title="Cost of the latest replay: model calls with caching + summarizer">Cost</th>
-                <th className="num" title="Facts of the compacted spans kept by the summaries (loss ledger)">Retention</th>
-                <th>Last run</th>
-                <th aria-label="Actions" />
+                {COLUMNS.map((c, i) => (
+                  <th key={i} className={c.className} title={c.title} aria-label={c.label === '' ? c.title : undefined}>
+                    {c.label}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
-              {rows.map((v) => (
-                <VariantRow
-                  key={v.id}
-                  v={v}
-                  current={wb.variant?.id === v.id}
-                  ticked={tickedSet.has(v.id)}
-                  tickDisabled={ticked.length >= COMPARE_MAX}
-                  onLoad={onLoad}
-                  onTick={onTick}
-                  onRename={onRename}
-                  onDuplicate={onDuplicate}
-                  onDelete={onDelete}
-                />
-              ))}
+              {padTop > 0 ? (
+                <tr className="variant-spacer" aria-hidden="true" style={{ height: padTop }}>
+                  <td colSpan={COLUMNS.length} />
+                </tr>
+              ) : null}
+              {items.map((it) => {
+                const v = rows[it.index];
+                return (
+                  <VariantRow
+                    key={v.id}
+                    v={v}
+                    current={wb.variant?.id === v.id}
+                    ticked={tickedSet.has(v.id)}
+                    tickDisabled={ticked.length >= COMPARE_MAX}
+                    onLoad={onLoad}
+                    onTick={onTick}
+                    onRename={onRename}
+                    onDuplicate={onDuplicate}
+                    onDelete={onDelete}
+                  />
+                );
+              })}
+              {padBottom > 0 ? (
+                <tr className="variant-spacer" aria-hidden="true" style={{ height: padBottom }}>
+                  <td colSpan={COLUMNS.length} />
+                </tr>
+              ) : null}
             </tbody>
           </table>
         </div>

@@ -269,7 +269,7 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     strategy: 'dag',
     params,
     trigger: { compact: shouldCompact && !nothing, reason, pressure: ctxTokens / params.tokenBudget },
-    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, Math.min(n, params.freshTailCount)) }],
+    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, params.freshTailCount, n) }],
     spans,
     condense,
     get dag() {
@@ -285,8 +285,10 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
 }
 
 /** What the fresh tail kept, and why it is larger than asked when a tool cycle made it grow. */
-export function freshTailLabel(kept: number, asked: number): string {
-  return kept > asked ? `fresh tail: last ${kept} turns (${asked} asked, grown to keep a tool call with its result)` : `fresh tail: last ${kept} turns protected`;
+export function freshTailLabel(kept: number, asked: number, sessionTurns = Number.POSITIVE_INFINITY): string {
+  if (kept > asked) return `fresh tail: last ${kept} turns (${asked} asked, grown to keep a tool call with its result)`;
+  if (asked > kept && kept >= sessionTurns) return `fresh tail: the whole session, ${kept} turns (${asked} asked)`;
+  return `fresh tail: last ${kept} turns protected`;
 }
 
 /** A summary is projected at its target size, never larger than its source. */

@@ -153,15 +153,19 @@ export function truncationCut(ix: SpanIndex, d: WatermarkDecision, keptSummaryTo
 
 /**
  * The preserved turns as the pass leaves them: the last `preserveRecentTurns` conversation
- * turns, more when the watermark stops earlier to keep a tool cycle whole (those turns stay too).
+ * turns, more when the watermark stops earlier to keep a tool cycle whole (those turns stay
+ * too). The marker stands where the preserved turns start, so the count it says is the count
+ * of turns drawn under it (a grown tail starts at the watermark, not at the asked tail).
  */
-function preservedLabel(ix: SpanIndex, d: WatermarkDecision, asked: number): string {
+function preservedTail(ix: SpanIndex, d: WatermarkDecision, asked: number): PlanBoundary {
   const end = ix.count;
   const stop = d.newWatermark ?? (d.candidateWatermark > d.currentWatermark ? d.candidateWatermark : d.tailStart);
   const kept = convCountIn(ix, Math.min(stop, d.tailStart), end);
   const available = convCountIn(ix, d.prefixEnd, end);
-  if (kept > asked && kept > Math.min(asked, available) && stop < d.tailStart) return `last ${kept} turns preserved (${asked} asked, grown to keep a tool call with its result)`;
-  return `last ${convCountIn(ix, d.tailStart, end)} turns preserved`;
+  if (kept > asked && kept > Math.min(asked, available) && stop < d.tailStart) {
+    return { kind: 'preserved-tail', position: stop, label: `last ${kept} turns preserved (${asked} asked, grown to keep a tool call with its result)` };
+  }
+  return { kind: 'preserved-tail', position: d.tailStart, label: `last ${convCountIn(ix, d.tailStart, end)} turns preserved` };
 }
 
 export function planWatermark(input: PlanInput<WatermarkParams>): Plan<WatermarkParams> {
@@ -174,7 +178,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const boundaries: PlanBoundary[] = [
     { kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` },
     { kind: 'watermark', position: d.newWatermark ?? d.currentWatermark, label: d.newWatermark !== null ? `watermark after this pass: ${d.newWatermark}` : `watermark: ${d.currentWatermark}` },
-    { kind: 'preserved-tail', position: d.tailStart, label: preservedLabel(ix, d, params.preserveRecentTurns) },
+    preservedTail(ix, d, params.preserveRecentTurns),
   ];
   const nodes: ProjectedNode[] = summaries.map((s) => ({ id: `s${s.id}`, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted }));
   const edges: Array<{ source: string; target: string }> = [];

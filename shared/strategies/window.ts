@@ -53,7 +53,8 @@ export const windowSpecs: readonly ParamSpec[] = [
 /** A kept end of the window, and why it is larger than asked when a tool cycle made it grow. */
 function keptLabel(end: 'first' | 'last', kept: number, asked: number): string {
   const param = end === 'first' ? 'keepFirst' : 'maxTurns';
-  return kept > asked ? `${end} ${kept} turns kept (${param} ${asked}, grown to keep a tool call with its result)` : `${end} ${kept} turns kept (${param})`;
+  const turns = `${kept} turn${kept === 1 ? '' : 's'}`;
+  return kept > asked ? `${end} ${turns} kept (${param} ${asked}, grown to keep a tool call with its result)` : `${end} ${turns} kept (${param})`;
 }
 
 /**

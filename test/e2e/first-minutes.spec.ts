@@ -1,8 +1,8 @@
 /**
  * The window's first minutes (issue 11), in Chromium against browser mode on a temporary
  * database WITH the demo (the spotter session and Claude Code's own compaction):
- * Compact on the demo at dag's defaults produces summaries (the trigger would not fire at
- * 140,001 tokens < 150,000, so the default click compacts now and says so); masking shows
+ * Compact on the demo at dag's defaults, forced, produces summaries (the trigger would not fire
+ * at 140,001 tokens < 150,000: Compact respects it unless Force is on, and says so); masking shows
  * its compacted state after its pass; the context labels merged summaries with the turns
  * they carry; an import opens the session it imported; a folder import creates sessions;
  * invalid parameters are explained in the DAG pane; the theme switch, the legend, keyboard

@@ -66,6 +66,8 @@ test('prompts: the dag templates, an edited leaf prompt with its diff, a new pro
   await snap(page, '51-prompts-section');
 
   // Compact: the variant carries the new version and the fake server got the edited leaf prompt.
+  // Forced: the session is under dag's trigger, and only a pass that runs sends the prompt.
+  await page.getByTestId('force-toggle').check();
   await page.getByTestId('compact-button').click();
   await expect(page.getByTestId('compaction-progress')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
   const leaves = server.requests.filter((r) => r.body?.messages[0].content.startsWith(`${DEFAULT_PROMPT_TEMPLATES.leaf}\n${ADDED}\n\n`));

@@ -58,7 +58,8 @@ test('imports a transcript, tunes and runs the dag strategy, inspects DAG and co
   await scrollTurnsToEnd(page);
   const boundary = page.getByTestId('fresh-tail-boundary');
   await expect(boundary).toHaveAttribute('data-position', '289');
-  await expect(boundary).toContainText('fresh tail: last 17 turns protected');
+  // 16 asked; a tool call and its result straddle the 16-turn cut, so the tail grew to 17 (starts at 289).
+  await expect(boundary).toContainText('fresh tail: last 17 turns (16 asked, grown to keep a tool call with its result)');
   await expect(rowAfterBoundary(page)).toHaveAttribute('data-turn-index', '289');
   await snap(page, '02-imported-dag-defaults');
 
@@ -68,7 +69,7 @@ test('imports a transcript, tunes and runs the dag strategy, inspects DAG and co
   await expect(page.getByTestId('param-freshTailCount')).toHaveValue('10');
   await expect(page.getByTestId('param-freshTailCount-number')).toHaveValue('10');
   await expect(boundary).toHaveAttribute('data-position', '295');
-  await expect(boundary).toContainText('fresh tail: last 11 turns protected');
+  await expect(boundary).toContainText('fresh tail: last 11 turns (10 asked, grown to keep a tool call with its result)');
   await expect(rowAfterBoundary(page)).toHaveAttribute('data-turn-index', '295');
   await expect(page.locator('[data-testid=turn-row][data-turn-index="295"]')).toHaveAttribute('data-protected', 'true');
   await expect(page.locator('[data-testid=turn-row][data-turn-index="294"]')).not.toHaveAttribute('data-protected', 'true');
@@ -99,6 +100,9 @@ test('imports a transcript, tunes and runs the dag strategy, inspects DAG and co
   await snap(page, '05-dag-planned');
 
   // Compact: progress, then the run's stats; the DAG now holds stored nodes at depth 0 and 1.
+  // 140,001 tokens are under dag's trigger (0.75 x 200,000): Compact runs the plan only when forced.
+  await expect(page.getByTestId('trigger-decision')).toHaveAttribute('data-compact', 'false');
+  await page.getByTestId('force-toggle').check();
   await page.getByTestId('compact-button').click();
   const progress = page.getByTestId('compaction-progress');
   await expect(progress).toBeVisible();

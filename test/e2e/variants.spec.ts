@@ -77,6 +77,8 @@ test('sliders make drafts; Compact, Save and Replay make variants; the table loa
   await page.getByTestId('param-leafChunkTokens-number').press('Enter');
   await page.getByTestId('param-freshTailCount-number').fill('16');
   await page.getByTestId('param-freshTailCount-number').press('Enter');
+  // Under dag's trigger (140,001 < 150,000 tokens): forced, so the pass writes summaries.
+  await page.getByTestId('force-toggle').check();
   await page.getByTestId('compact-button').click();
   await expect(page.getByTestId('compaction-progress')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
   expect(variantRows()).toBe(1);
@@ -88,7 +90,7 @@ test('sliders make drafts; Compact, Save and Replay make variants; the table loa
   await page.getByTestId('tab-variants').click();
   await expect(page.getByTestId('variant-save')).toBeEnabled();
   await page.getByTestId('variant-save').click();
-  await expect(page.getByTestId('variants-table').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('variants-table').locator('tr.variant-row')).toHaveCount(2);
   expect(variantRows()).toBe(2);
 
   // A replay of masking: its row carries firings, tokens sent, summarizer calls and cost.
@@ -96,7 +98,7 @@ test('sliders make drafts; Compact, Save and Replay make variants; the table loa
   await page.getByTestId('replay-button').click();
   await expect(page.getByTestId('compaction-progress')).toHaveAttribute('data-status', 'completed', { timeout: 90_000 });
   await page.getByTestId('tab-variants').click();
-  await expect(page.getByTestId('variants-table').locator('tbody tr')).toHaveCount(3);
+  await expect(page.getByTestId('variants-table').locator('tr.variant-row')).toHaveCount(3);
   const listed = await studio.call<Array<{ id: number; strategy: string; firings: number | null; costUsd: number | null; name: string | null }>>('listVariants', { sessionId });
   const masking = listed.find((v) => v.strategy === 'masking')!;
   expect(masking.firings).not.toBeNull();
@@ -124,7 +126,11 @@ test('sliders make drafts; Compact, Save and Replay make variants; the table loa
   await expect(page.getByTestId('variant-compare')).toHaveText('Compare (2)');
   await snap(page, '40-variant-table');
   await page.getByTestId('variant-compare').click();
-  await expect(page.getByTestId('compare-pending')).toBeVisible();
+  // The Compare tab opens with the two ticked variants picked.
+  await expect(page.getByTestId('compare-panel')).toBeVisible();
+  await expect(page.getByTestId(`compare-pick-${dag.id}`)).toBeChecked();
+  await expect(page.getByTestId(`compare-pick-${masking.id}`)).toBeChecked();
+  await expect(page.getByTestId(`compare-totals-v${dag.id}`)).toBeVisible();
 
   // Duplicate as a draft: the masking parameters load, nothing is created.
   await page.getByTestId('tab-variants').click();
@@ -154,7 +160,13 @@ test('a session with 200 variants: the table paints in one frame', async ({ page
   await page.goto(studio.url);
   await expect(page.getByTestId('turn-row').first()).toBeVisible();
   await page.getByTestId('tab-variants').click();
-  await expect(page.getByTestId('variants-table').locator('tbody tr')).toHaveCount(total);
+  await expect(page.getByTestId('variants-panel')).toHaveAttribute('data-count', String(total));
+  // Virtualized: only the rows in view and a few more are in the DOM.
+  const table = page.getByTestId('variants-table');
+  const rendered = Number(await table.getAttribute('data-rendered'));
+  expect(rendered).toBeGreaterThan(10);
+  expect(rendered).toBeLessThan(60);
+  await expect(table.locator('tr.variant-row')).toHaveCount(rendered);
   await expect.poll(() => page.evaluate(() => window.__studioPerf?.variantTablePaint?.rows ?? 0)).toBe(total);
   const first = (await page.evaluate(() => window.__studioPerf!.variantTablePaint))!;
   // Then with the data in hand (the list cached): leave the tab and come back, five times.
@@ -171,5 +183,22 @@ test('a session with 200 variants: the table paints in one frame', async ({ page
     `variant table, ${total} rows (one frame = 16.7 ms): first list data -> DOM ${first.commitMs.toFixed(1)} ms, -> painted ${first.paintMs.toFixed(1)} ms; ` +
       `cached data, median of 5: -> DOM ${median(warm.map((w) => w.commitMs)).toFixed(1)} ms, -> painted ${median(warm.map((w) => w.paintMs)).toFixed(1)} ms`,
   );
+  // Scrolled to the end: the last variant is there, under the sticky header, its tick working.
+  await page.locator('.variants-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  const listed = await studio.call<Array<{ id: number; name: string | null }>>('listVariants', { sessionId });
+  const last = listed[listed.length - 1];
+  await expect(page.getByTestId(`variant-row-${last.id}`)).toBeInViewport();
+  await expect(table.locator('thead th').nth(1)).toBeInViewport();
+  await page.getByTestId(`variant-tick-${last.id}`).check();
+  await expect(page.getByTestId('variant-compare')).toHaveText('Compare (1)');
+  await page.getByTestId(`variant-tick-${last.id}`).uncheck();
+  // A rename in progress survives scrolling its row out of view (the focused row stays rendered).
+  await page.getByTestId(`variant-name-${last.id}`).click();
+  await page.getByTestId(`variant-name-input-${last.id}`).fill('renamed far down');
+  await page.locator('.variants-scroll').evaluate((el) => (el.scrollTop = 0));
+  await expect(page.getByTestId(`variant-row-${listed[0].id}`)).toBeInViewport();
+  await expect(page.getByTestId(`variant-name-input-${last.id}`)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await studio.call<Array<{ id: number; name: string | null }>>('listVariants', { sessionId })).find((v) => v.id === last.id)?.name).toBe('renamed far down');
   await snap(page, '41-variant-table-200');
 });

@@ -243,7 +243,7 @@ describe('watermark on real fixture sessions', () => {
     try {
       const s = sessionBySource(f, 'marshmallow');
       const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: { softThresholdTokens: 0, preserveRecentTurns: 3 } });
-      expect(plan.boundaries.map((b) => [b.kind, b.position])).toEqual([['prefix-end', 1], ['watermark', 24], ['preserved-tail', 25]]);
+      expect(plan.boundaries.map((b) => [b.kind, b.position])).toEqual([['prefix-end', 1], ['watermark', 24], ['preserved-tail', 24]]);
       expect(plan.trigger.reason).toBe('pending 7,256 tokens >= soft threshold 0, $0.0000 of the $0.20 budget spent; watermark 1 -> 24 (moved back 1 turn(s) to keep a tool cycle whole)');
       expect(plan.spans.map((x) => [x.firstPosition, x.lastPosition, x.tokens])).toEqual([[1, 23, 7214]]);
       expect(splitCycles(f.db, s.id, new Set(Array.from({ length: 23 }, (_, i) => i + 1)))).toEqual([]);

@@ -82,7 +82,7 @@ describe('window planner', () => {
     const plan = planWindow({ turns, summaries: [], state: {}, params: { keepFirst: 1, maxTurns: 10 } });
     expect(plan.spans).toEqual([{ id: 'p0', purpose: 'drop', firstPosition: 2, lastPosition: 20, turnIds: idsOf(2, 21), tokens: 1900, chars: 7600, targetTokens: 0 }]);
     expect(plan.boundaries).toEqual([
-      { kind: 'kept-window', position: 2, label: 'first 1 turns kept (keepFirst)' },
+      { kind: 'kept-window', position: 2, label: 'first 1 turn kept (keepFirst)' },
       { kind: 'kept-window', position: 21, label: 'last 10 turns kept (maxTurns)' },
     ]);
     expect(plan.tokensBefore).toBe(3100);
@@ -214,7 +214,7 @@ describe('model-free baselines on every real fixture session', () => {
     // the last 10 would start at 296, which answers the call at 295: 11 are kept
     expect(metas[296].cycleStart).toBe(295);
     expect(plan.boundaries).toEqual([
-      { kind: 'kept-window', position: 1, label: 'first 1 turns kept (keepFirst)' },
+      { kind: 'kept-window', position: 1, label: 'first 1 turn kept (keepFirst)' },
       { kind: 'kept-window', position: 295, label: 'last 11 turns kept (maxTurns 10, grown to keep a tool call with its result)' },
     ]);
     expect(plan.spans[0].turnIds).toHaveLength(294);

@@ -56,7 +56,7 @@ describe('labels say what happened', () => {
     expect(STRATEGY_DEFINITIONS.window.description).toContain("OpenHands' max_events 10 = keepFirst 1 + maxTurns 9");
     const p = plan('window', { keepFirst: 1, maxTurns: 10 });
     const labels = p.boundaries.map((b) => b.label);
-    expect(labels[0]).toMatch(/^first \d+ turns kept \(keepFirst/);
+    expect(labels[0]).toBe('first 1 turn kept (keepFirst)');
     expect(labels[1]).toMatch(/^last \d+ turns kept \(maxTurns/);
   });
 });
@@ -69,6 +69,8 @@ describe('Compact respects the trigger; forcing is explicit', () => {
     expect(p.trigger.compact).toBe(false);
     expect(p.trigger.reason).toBe('context 140001 tokens > threshold 750, but nothing can be evicted: the fresh tail (last 400 turns asked) covers the whole session of 306 turns');
     expect(compactOutcome(p, true)).toEqual({ runs: false, tokensAfter: 140001, note: null });
+    // The tail's label says it is the whole session, not "last 306 turns protected" as if 306 were asked.
+    expect(p.boundaries[0]).toEqual({ kind: 'fresh-tail', position: 0, label: 'fresh tail: the whole session, 306 turns (400 asked)' });
   });
 
   it('under the trigger, Compact does not run and the gauge keeps "after" = now; Force runs the planned spans', () => {

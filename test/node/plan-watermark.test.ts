@@ -60,7 +60,8 @@ describe('watermark planner', () => {
     expect(plan.boundaries).toEqual([
       { kind: 'prefix-end', position: 1, label: 'stable prefix: 1 system turn(s)' },
       { kind: 'watermark', position: 14, label: 'watermark after this pass: 14' },
-      { kind: 'preserved-tail', position: 16, label: 'last 7 turns preserved (5 asked, grown to keep a tool call with its result)' },
+      // The marker stands where the 7 preserved turns start (14..20), with the watermark.
+      { kind: 'preserved-tail', position: 14, label: 'last 7 turns preserved (5 asked, grown to keep a tool call with its result)' },
     ]);
     expect(plan.spans).toHaveLength(1);
     expect(plan.spans[0]).toMatchObject({ purpose: 'watermark', firstPosition: 1, lastPosition: 13, tokens: 1300, targetTokens: 2000, priorSummaryId: null });
