@@ -500,7 +500,11 @@ export interface ReplayEventInfo {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
-  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 005). */
+  /**
+   * The loss ledger of this firing: the facts of the turns it compacted (summarized, masked or
+   * dropped, or moved into a condensation) against the whole context the model receives at the
+   * call right after it (shared/replay/firing-ledger.ts); null when it compacted no turn.
+   */
   ledger?: SummaryLedger | null;
 }
 

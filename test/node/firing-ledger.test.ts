@@ -1,0 +1,77 @@
+/**
+ * The loss ledger per replay firing (issue 8 §3, shared/replay/firing-ledger.ts): the facts
+ * of the turns a firing compacted against the WHOLE context the model receives at the call
+ * right after it (summaries and verbatim turns), on the real spotter session.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReplay } from '../../electron/engine/replay.js';
+import { importFiles } from '../../electron/importers/import.js';
+import { listReplaySummaries } from '../../electron/store/variants.js';
+import { listTurns } from '../../electron/store/turns.js';
+import { replayContextAt } from '../../electron/services/replays.js';
+import { contextText } from '../../shared/facts/context.js';
+import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
+import { turnsToItems } from '../../shared/summarize/items.js';
+import type { ReplayTimeline } from '../../shared/contract.js';
+import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+
+let t: TempDb;
+let sessionId: number;
+let tl: ReplayTimeline;
+beforeAll(async () => {
+  t = tempDb('cs-firing-ledger-');
+  sessionId = importFiles(t.db, [SPOTTER]).sessions[0].id;
+  const r = await runReplay(t.db, { sessionId, strategy: 'dag' });
+  tl = r.timeline!;
+});
+afterAll(() => t.cleanup());
+
+describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
+  it('dag on spotter: one firing at call 78 compacts turns 0–142; its ledger is their facts against the whole context at that call', () => {
+    // dag with its defaults fires once on spotter: at call 78 (turn 159) it makes seven leaves
+    // over turns 0–142 and condenses them at once (condensed, depth 1, turns 0–142); the fresh
+    // tail 143–158 stays verbatim. So the compacted span is exactly turns 0–142.
+    expect(tl.events.map((e) => [e.call, e.turn, e.kind])).toEqual([[78, 159, 'fire']]);
+    const e = tl.events[0];
+    const made = listReplaySummaries(t.db, tl.runId).filter((s) => e.summaryIds.includes(s.id));
+    const top = made.find((s) => s.kind === 'condensed')!;
+    expect([top.depth, top.firstPosition, top.lastPosition, made.length]).toEqual([1, 0, 142, 8]);
+
+    // Derived independently: the facts of turns 0–142 read from the store, matched against the
+    // messages the replay's context service builds for call 78 (what the model receives).
+    const span = extractFacts(turnsToItems(listTurns(t.db, sessionId, { from: 0, to: 143 })));
+    const seen = contextText(replayContextAt(t.db, tl.runId, 78).messages);
+    expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
+    // Pinned: 27 of 71 facts survive (request 1/1, path 13/20, command 2/36, error 1/1,
+    // identifier 8/11, number 0/2); no todo was open at turn 142.
+    expect(e.ledger!.retention).toEqual({
+      request: { kept: 1, total: 1 },
+      todo: { kept: 0, total: 0 },
+      path: { kept: 13, total: 20 },
+      command: { kept: 2, total: 36 },
+      error: { kept: 1, total: 1 },
+      identifier: { kept: 8, total: 11 },
+      number: { kept: 0, total: 2 },
+    });
+    expect(e.ledger!.lost.slice(0, 3).map((x) => x.text)).toEqual(['priv/repo/migrations/20260211205820_add_state_to_annotations.exs', 'lib/spotter_web/live/pane_list_live.ex', 'lib/spotter_web/router.ex']);
+
+    // What the whole context adds over the summary alone: facts the condensed summary's text
+    // loses but a verbatim turn of the fresh tail (143–158) repeats.
+    const bySummaryAlone = ledgerOf(span, top.text);
+    const rescued = bySummaryAlone.lost.filter((f) => e.ledger!.kept.some((k) => k.category === f.category && k.text === f.text));
+    // Against the summary alone commands are 0/36; against the whole context 2/36, `mix test` rescued by the tail.
+    expect(bySummaryAlone.retention.command).toEqual({ kept: 0, total: 36 });
+    expect(rescued.map((f) => f.text)).toEqual(['mix test']);
+  });
+
+  it('the per-summary ledger stays the summary against its own text', () => {
+    const e = tl.events[0];
+    const top = listReplaySummaries(t.db, tl.runId).find((s) => e.summaryIds.includes(s.id) && s.kind === 'condensed')!;
+    // The condensation's span facts are its children's merged (summary-ledger.ts): 24 paths, 36 commands, none kept.
+    expect([top.ledger!.retention.path, top.ledger!.retention.command]).toEqual([{ kept: 17, total: 24 }, { kept: 0, total: 36 }]);
+  });
+});
