@@ -191,6 +191,35 @@ export interface SearchHit {
   snippet: string;
 }
 
+/** A summary whose text matches a search (issue 8 §3: "did `dialyzer` survive?"). */
+export interface SummarySearchHit {
+  sessionId: number;
+  summaryId: number;
+  variantId: number;
+  /** The user's name for the variant, if any. */
+  variantName: string | null;
+  strategy: StrategyName;
+  /** The variant's parameters (a click loads the variant). */
+  params: Record<string, number | string | boolean>;
+  kind: SummaryKind;
+  depth: number;
+  firstPosition: number;
+  lastPosition: number;
+  /** The replay run that made it, and the call it was made at; null for a pass (Compact) summary. */
+  replayRunId: number | null;
+  callIndex: number | null;
+  /** Folded into a parent or superseded: the model no longer sees it. */
+  compacted: boolean;
+  /** FTS snippet, matches in [ ]. */
+  snippet: string;
+}
+
+/** `search`: hits in turns and, beside them, in every variant's summaries. */
+export interface SearchResults {
+  turns: SearchHit[];
+  summaries: SummarySearchHit[];
+}
+
 /** Turn planning data as parallel arrays (index = position). */
 export interface TurnMetaColumns {
   ids: number[];
@@ -339,7 +368,7 @@ export interface OperationResults {
   getReplayRun: ReplayTimeline;
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
   compareVariants: Comparison;
-  search: SearchHit[];
+  search: SearchResults;
   listVariants: VariantListing[];
   findVariant: VariantInfo | null;
   saveVariant: VariantInfo;

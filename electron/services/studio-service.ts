@@ -14,7 +14,7 @@ import { compareVariants } from './compare.js';
 import { StudioError, type Envelope, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { deleteSession } from '../store/sessions.js';
-import { listTurns, searchTurns } from '../store/turns.js';
+import { listTurns, searchSummaries, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
 import { deleteVariant, getVariant, listRuns, listSummaries, listVariants, renameVariant, variantHasRunningRun } from '../store/variants.js';
 import { ensureDemoSession } from '../demo.js';
@@ -148,7 +148,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     },
     turnMetas: async ({ sessionId }) => turnMetaColumns(db, sessionId),
     sessionUsage: async ({ sessionId }) => sessionUsage(db, sessionId),
-    search: async ({ query }) => searchTurns(db, query),
+    search: async ({ query }) => ({ turns: searchTurns(db, query), summaries: searchSummaries(db, query) }),
     listVariants: async ({ sessionId }) => {
       requireSession(db, sessionId);
       return listVariants(db, sessionId);

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../electron/engine/replay.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listReplaySummaries } from '../../electron/store/variants.js';
-import { listTurns } from '../../electron/store/turns.js';
+import { listTurns, searchSummaries, searchTurns } from '../../electron/store/turns.js';
+import { runCli } from '../../electron/cli/run.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { contextText } from '../../shared/facts/context.js';
 import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
@@ -19,6 +20,8 @@ import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
 
+/** Four of the replay's eight summaries say "mix" (four leaves; not the condensation), by the regex derivation in the test. */
+const MIX_HITS = 4;
 let t: TempDb;
 let sessionId: number;
 let tl: ReplayTimeline;
@@ -73,5 +76,35 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     const top = listReplaySummaries(t.db, tl.runId).find((s) => e.summaryIds.includes(s.id) && s.kind === 'condensed')!;
     // The condensation's span facts are its children's merged (summary-ledger.ts): 24 paths, 36 commands, none kept.
     expect([top.ledger!.retention.path, top.ledger!.retention.command]).toEqual([{ kept: 17, total: 24 }, { kept: 0, total: 36 }]);
+  });
+});
+
+describe('search over summary text beside turns', { timeout: 120_000 }, () => {
+  it('"did `mix` survive?": summary hits carry their variant, kind and replay call; the CLI prints them beside turn hits', async () => {
+    const sums = listReplaySummaries(t.db, tl.runId);
+    // Derived: the replay's summaries whose text holds the token "mix" (FTS unicode61: case-folded whole tokens).
+    const expected = sums.filter((s) => /(^|[^\p{L}\p{N}])mix([^\p{L}\p{N}]|$)/iu.test(s.text)).map((s) => s.id).sort((a, b) => a - b);
+    const hits = searchSummaries(t.db, 'mix');
+    expect(hits.map((h) => h.summaryId).sort((a, b) => a - b)).toEqual(expected);
+    expect(hits.length).toBe(MIX_HITS);
+    // The answer the search gives: only leaves say `mix`, and they were folded into the
+    // condensation at the same firing, which does not: `mix` did not survive in a summary.
+    expect(hits.every((h) => h.kind === 'leaf' && h.compacted && h.replayRunId === tl.runId && h.callIndex === 78 && h.variantId === tl.variantId && h.strategy === 'dag')).toBe(true);
+    const top = hits.find((h) => h.firstPosition === 95)!;
+    expect(top).toMatchObject({ sessionId, depth: 0, firstPosition: 95, lastPosition: 142 });
+    expect(top.snippet).toContain('[mix] ash.codegen add_state_to_annotations');
+    // A word no summary holds: no summary hit, while the turns still have it.
+    expect(searchSummaries(t.db, 'XEWRD9')).toEqual([]);
+    // The CLI prints both: turn hits as before (`hits`) and `summaryHits`.
+    let stdout = '';
+    const code = await runCli(['search', 'mix', '--db', t.dbPath, '--json'], { stdout: { write: (x: string) => (stdout += x) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { hits: unknown[]; summaryHits: unknown[] };
+    expect(out.hits).toEqual(JSON.parse(JSON.stringify(searchTurns(t.db, 'mix'))));
+    expect(out.summaryHits).toEqual(JSON.parse(JSON.stringify(hits)));
+    let human = '';
+    await runCli(['search', 'mix', '--db', t.dbPath], { stdout: { write: (x: string) => (human += x) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(human).toContain(`s${top.summaryId} leaf d0 (folded)`);
+    expect(human).toContain(`replay #${tl.runId}`);
   });
 });
