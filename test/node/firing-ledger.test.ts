@@ -49,7 +49,7 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     const span = extractFacts(turnsToItems(listTurns(t.db, sessionId, { from: 0, to: 143 })));
     const seen = contextText(replayContextAt(t.db, tl.runId, 78).messages);
     expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
-    // Pinned: 27 of 71 facts survive (request 1/1, path 13/20, command 2/36, error 1/1,
+    // Pinned: 25 of 71 facts survive (request 1/1, path 13/20, command 2/36, error 1/1,
     // identifier 8/11, number 0/2); no todo was open at turn 142.
     expect(e.ledger!.retention).toEqual({
       request: { kept: 1, total: 1 },
