@@ -207,6 +207,35 @@ export interface SearchHit {
   snippet: string;
 }
 
+/** A summary whose text matches a search (issue 8 §3: "did `dialyzer` survive?"). */
+export interface SummarySearchHit {
+  sessionId: number;
+  summaryId: number;
+  variantId: number;
+  /** The user's name for the variant, if any. */
+  variantName: string | null;
+  strategy: StrategyName;
+  /** The variant's parameters (a click loads the variant). */
+  params: Record<string, number | string | boolean>;
+  kind: SummaryKind;
+  depth: number;
+  firstPosition: number;
+  lastPosition: number;
+  /** The replay run that made it, and the call it was made at; null for a pass (Compact) summary. */
+  replayRunId: number | null;
+  callIndex: number | null;
+  /** Folded into a parent or superseded: the model no longer sees it. */
+  compacted: boolean;
+  /** FTS snippet, matches in [ ]. */
+  snippet: string;
+}
+
+/** `search`: hits in turns and, beside them, in every variant's summaries. */
+export interface SearchResults {
+  turns: SearchHit[];
+  summaries: SummarySearchHit[];
+}
+
 /** Turn planning data as parallel arrays (index = position). */
 export interface TurnMetaColumns {
   ids: number[];
@@ -357,7 +386,7 @@ export interface OperationResults {
   getReplayRun: ReplayTimeline;
   replayContextAt: Replay & { call: number; position: number; summaries: SummaryInfo[] };
   compareVariants: Comparison;
-  search: SearchHit[];
+  search: SearchResults;
   listSweeps: SweepInfo[];
   getSweep: SweepDetail;
   listVariants: VariantListing[];
@@ -529,7 +558,11 @@ export interface ReplayEventInfo {
   tokensOut: number;
   costUsd: number;
   latencyMs: number;
-  /** The loss ledger of the summaries made at this firing over the spans they compacted (null before migration 006). */
+  /**
+   * The loss ledger of this firing: the facts of the turns it compacted (summarized, masked or
+   * dropped, or moved into a condensation) against the whole context the model receives at the
+   * call right after it (shared/replay/firing-ledger.ts); null when it compacted no turn.
+   */
   ledger?: SummaryLedger | null;
 }
 

@@ -19,7 +19,9 @@ import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
-import { combineLedgers, type SummaryLedger } from '../../shared/facts/index.js';
+import { summaryLedgerOf } from '../../shared/facts/index.js';
+import { firingLedger } from '../../shared/replay/firing-ledger.js';
+import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
@@ -152,18 +154,26 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     const events = firingEvents(live.firings);
     const timeline = writeTransaction(db, (): ReplayTimeline => {
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
-      // Ledgers in insertion order: a condensation's children have theirs first.
-      const ledgers = new Map<number, SummaryLedger>();
+      // Per-summary ledgers in insertion order (a condensation's children have theirs first), each
+      // with the facts its summarizer returned.
       const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
-      for (const id of [...ids.values()].sort((a, b) => a - b)) {
-        const l = recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
-        if (l) ledgers.set(id, l);
-      }
+      for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
+      // Per-firing ledgers: the turns each firing compacted against the whole context right after it.
+      const stored = new Map(listReplaySummaries(db, runId).map((s) => [s.id, s]));
+      allTurns ??= listTurns(db, o.sessionId);
+      const made = new Set<number>();
+      const folded = new Set<number>();
+      const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });
+      const ledgerCount = memoizedCounter(count, allTurns);
       events.forEach((e, i) => {
+        const f = live.firings[i];
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
-        const made = e.summaryIds.flatMap((id) => ledgers.get(id) ?? []);
-        e.ledger = made.length > 0 ? combineLedgers(made) : null;
-        addRunEvent(db, runId, 'firing', { ...e, state: live.firings[i].state });
+        const before = moment(i > 0 ? live.firings[i - 1].state : {});
+        for (const id of f.created) made.add(ids.get(id) ?? id);
+        for (const id of f.compacted) folded.add(ids.get(id) ?? id);
+        const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after: moment(f.state), countTokens: ledgerCount });
+        e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
+        addRunEvent(db, runId, 'firing', { ...e, state: f.state });
       });
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
       // The source tool's own compactions carry their ledger as the baseline.

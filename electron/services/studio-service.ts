@@ -14,7 +14,7 @@ import { compareVariants } from './compare.js';
 import { StudioError, type Envelope, type ImportReport, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
 import { markSessionForDeletion, pendingDeletions } from '../store/session-deletion.js';
-import { listTurns, searchTurns } from '../store/turns.js';
+import { listTurns, searchSummaries, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
 import { getSweepDetail, listSweeps } from '../store/sweeps.js';
 import { deleteVariant, getVariant, listRuns, listSummaries, listVariants, renameVariant, variantHasRunningRun } from '../store/variants.js';
@@ -170,7 +170,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     },
     turnMetas: async ({ sessionId }) => turnMetaColumns(db, sessionId),
     sessionUsage: async ({ sessionId }) => sessionUsage(db, sessionId),
-    search: async ({ query }) => searchTurns(db, query),
+    search: async ({ query }) => ({ turns: searchTurns(db, query), summaries: searchSummaries(db, query) }),
     listSweeps: async ({ sessionId }) => {
       if (sessionId !== undefined) requireSession(db, sessionId);
       return listSweeps(db, sessionId);

@@ -1,7 +1,8 @@
 /** Data access for turns (read side; the importer writes them once). */
 import type { DB } from './db.js';
 import type { ContentBlock, Role, Turn, TurnMeta } from '../../shared/model/turn.js';
-import type { ExternalCompactionInfo, SearchHit } from '../../shared/contract.js';
+import type { ExternalCompactionInfo, SearchHit, SummarySearchHit } from '../../shared/contract.js';
+import type { StrategyName, SummaryKind } from '../../shared/strategies/types.js';
 
 export interface TurnRow {
   id: number;
@@ -99,11 +100,16 @@ export function listExternalCompactions(db: DB, sessionId: number): ExternalComp
   }));
 }
 
-/** Full-text search over turn text (FTS5). The query is quoted as a phrase per word, so user input is never FTS syntax. */
-export function searchTurns(db: DB, query: string, limit = 50): SearchHit[] {
+/** A user's words as an FTS5 query: each word a quoted phrase (all must occur), so user input is never FTS syntax. Null when there is no word. */
+function ftsMatch(query: string): string | null {
   const words = query.split(/\s+/).filter((w) => w.length > 0);
-  if (words.length === 0) return [];
-  const match = words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+  return words.length === 0 ? null : words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+}
+
+/** Full-text search over turn text (FTS5). */
+export function searchTurns(db: DB, query: string, limit = 50): SearchHit[] {
+  const match = ftsMatch(query);
+  if (match === null) return [];
   const rows = db
     .prepare(
       `SELECT t.session_id, t.id, t.position, t.role, snippet(turns_fts, 0, '[', ']', '…', 12) AS snippet
@@ -112,4 +118,38 @@ export function searchTurns(db: DB, query: string, limit = 50): SearchHit[] {
     )
     .all(match, limit) as Array<{ session_id: number; id: number; position: number; role: Role; snippet: string }>;
   return rows.map((r) => ({ sessionId: r.session_id, turnId: r.id, position: r.position, role: r.role, snippet: r.snippet }));
+}
+
+/**
+ * Full-text search over summary text (summaries_fts, migration 002): every variant's pass
+ * and replay summaries, with the variant (id, name, strategy), the summary's kind, depth,
+ * covered turns and the replay run that made it ("did `dialyzer` survive?").
+ */
+export function searchSummaries(db: DB, query: string, limit = 50): SummarySearchHit[] {
+  const match = ftsMatch(query);
+  if (match === null) return [];
+  const rows = db
+    .prepare(
+      `SELECT v.session_id, s.id, s.variant_id, v.name, v.strategy, v.params, s.kind, s.depth, s.first_position, s.last_position, s.replay_run_id, s.call_index, s.compacted,
+              snippet(summaries_fts, 0, '[', ']', '…', 12) AS snippet
+       FROM summaries_fts JOIN summaries s ON s.id = summaries_fts.rowid JOIN variants v ON v.id = s.variant_id
+       WHERE summaries_fts MATCH ? ORDER BY rank, s.id LIMIT ?`,
+    )
+    .all(match, limit) as Array<{ session_id: number; id: number; variant_id: number; name: string | null; strategy: StrategyName; params: string; kind: SummaryKind; depth: number; first_position: number; last_position: number; replay_run_id: number | null; call_index: number | null; compacted: number; snippet: string }>;
+  return rows.map((r) => ({
+    sessionId: r.session_id,
+    summaryId: r.id,
+    variantId: r.variant_id,
+    variantName: r.name,
+    strategy: r.strategy,
+    params: JSON.parse(r.params) as SummarySearchHit['params'],
+    kind: r.kind,
+    depth: r.depth,
+    firstPosition: r.first_position,
+    lastPosition: r.last_position,
+    replayRunId: r.replay_run_id,
+    callIndex: r.call_index,
+    compacted: r.compacted !== 0,
+    snippet: r.snippet,
+  }));
 }

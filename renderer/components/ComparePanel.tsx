@@ -241,6 +241,64 @@ function DiffTable({ ctx, labels }: { ctx: ContextComparison; labels: ReadonlyMa
   );
 }
 
+/** "Which facts survive in one and not the other": the facts of the turns any column compacted, ✓/✗ per column, by salience; only the rows where columns differ unless asked. */
+function FactsTable({ ctx, labels }: { ctx: ContextComparison; labels: ReadonlyMap<string, string> }) {
+  const [all, setAll] = useState(false);
+  const f = ctx.facts;
+  const rows = all ? f.rows : f.rows.filter((r) => r.differs);
+  return (
+    <div className="compare-facts" data-testid="compare-facts" data-total={f.total} data-differing={f.differing}>
+      <div className="compare-facts-head small">
+        <span className="muted">
+          {formatInt(f.total)} facts in the {formatInt(f.compactedTurns)} turns some column compacted · kept:{' '}
+          {f.columnKeys.map((k, i) => `${labels.get(k) ?? k} ${f.kept[i]}`).join(' · ')} · {formatInt(f.differing)} differ
+        </span>
+        <label>
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} data-testid="compare-facts-all" /> show every fact
+        </label>
+      </div>
+      <table className="compare-diff">
+        <thead>
+          <tr>
+            <th>fact</th>
+            <th>category</th>
+            <th className="num" title="shared/facts salience: mentions, recency, named by the user, failures and edits">salience</th>
+            {f.columnKeys.map((k) => (
+              <th key={k}>{labels.get(k) ?? k}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 ? (
+            <tr>
+              <td colSpan={3 + f.columnKeys.length} className="muted">
+                {f.total === 0 ? 'No column compacted any turn before this call.' : 'Every column keeps or loses the same facts.'}
+              </td>
+            </tr>
+          ) : (
+            rows.map((r, i) => (
+              <tr key={`${r.category}:${r.text}:${i}`} data-testid="compare-fact-row" data-differs={r.differs}>
+                <td className="fact-text">
+                  <code>{r.text}</code>
+                  {r.detail ? <span className="muted"> ({r.detail})</span> : null}
+                </td>
+                <td className="muted">{r.category}</td>
+                <td className="num mono">{r.salience.toFixed(2)}</td>
+                {r.survives.map((x, j) => (
+                  <td key={f.columnKeys[j]} className={`fact-cell ${x ? 'kept' : 'lost'}`} title={x ? 'survives in what this column sends' : 'lost in what this column sends'}>
+                    {x ? '✓' : '✗'}
+                  </td>
+                ))}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+      {f.rows.length < f.total ? <div className="muted small">The {formatInt(f.rows.length)} most salient of {formatInt(f.total)} facts are listed.</div> : null}
+    </div>
+  );
+}
+
 function SameSpan({ ctx, labels }: { ctx: ContextComparison; labels: ReadonlyMap<string, string> }) {
   if (ctx.sameSpan.length === 0) return <div className="muted small">No two columns summarize the same turns at this call.</div>;
   return (
@@ -360,6 +418,8 @@ export const ComparePanel = memo(function ComparePanel({ sessionId }: { sessionI
               <div className="compare-diff-scroll">
                 <DiffTable ctx={ctx} labels={labels} />
               </div>
+              <div className="section-title">Facts: which survive in one and not the other</div>
+              <FactsTable ctx={ctx} labels={labels} />
               <div className="section-title">Summaries of the same span</div>
               <SameSpan ctx={ctx} labels={labels} />
             </>

@@ -1,7 +1,8 @@
 /**
  * Details of the selected thing: a stored summary (text, source turns, tokens, tier,
  * model, cache hit), a planned node (what the pass would summarize), or a compaction
- * recorded by the source tool (its own summary, to compare with the app's).
+ * recorded by the source tool (its own summary, to compare with the app's); for a stored
+ * summary and the source's compaction, its loss ledger (LedgerView).
  */
 import { memo } from 'react';
 import type { ExternalCompactionInfo } from '../../shared/contract.js';
@@ -10,6 +11,7 @@ import { formatInt, formatTime } from '../format.js';
 import type { Workbench } from '../plan/use-workbench.js';
 import { actions, useStudio } from '../state/store.js';
 import { findPlanNode, findSummary } from './selection.js';
+import { LedgerView } from './LedgerView.js';
 
 function Field({ name, children }: { name: string; children: React.ReactNode }) {
   return (
@@ -40,6 +42,7 @@ function ExternalDetails({ e }: { e: ExternalCompactionInfo }) {
         <Field name="covers turns"><TurnsLink first={e.firstPosition} last={e.lastPosition} /></Field>
         <Field name="summary">{formatInt(e.summaryTokenCount)} tokens</Field>
       </dl>
+      <LedgerView ledger={e.ledger} title="Loss ledger (baseline: the source tool's own summary)" testId="inspector-ledger" />
       <pre className="summary-text" data-testid="inspector-text">{e.summaryText}</pre>
     </>
   );
@@ -73,6 +76,7 @@ export const Inspector = memo(function Inspector({ wb }: { wb: Workbench }) {
             <Field name="cache hit">{summary.cacheHit ? 'yes' : 'no'}</Field>
             <Field name="run">{summary.runId !== null ? `#${summary.runId}` : '—'} <span className="muted">{formatTime(summary.createdAt)}</span></Field>
           </dl>
+          <LedgerView ledger={summary.ledger} title="Loss ledger (its span against its text)" testId="inspector-ledger" />
           <pre className="summary-text" data-testid="inspector-text">{summary.text}</pre>
         </>
       );

@@ -80,21 +80,23 @@ function Snippet({ text }: { text: string }) {
   );
 }
 
-/** Full-text hits over every session's turns; a click opens the session at the turn. */
+/** Full-text hits over every session's turns and, beside them, every variant's summaries. */
 function TurnSearchResults({ query, sessions }: { query: string; sessions: readonly SessionInfo[] }) {
   const api = useApi();
   const hits = useQuery({ queryKey: ['search', query], queryFn: () => api.search({ query }), staleTime: 30_000 });
   const titles = useMemo(() => new Map(sessions.map((s) => [s.id, s.agentId && s.parentSessionId !== null ? `agent ${s.agentId.slice(0, 10)}` : s.title])), [sessions]);
+  const turns = hits.data?.turns;
+  const summaries = hits.data?.summaries;
   return (
-    <section className="search-results" aria-label="Turns matching the search">
+    <section className="search-results" aria-label="Turns and summaries matching the search">
       <div className="sidebar-head">
         <span className="section-title">Turns</span>
-        <span className="muted small">{hits.data ? (hits.data.length >= 50 ? '50+' : formatInt(hits.data.length)) : ''}</span>
+        <span className="muted small">{turns ? (turns.length >= 50 ? '50+' : formatInt(turns.length)) : ''}</span>
       </div>
       {hits.error ? <div className="sidebar-error">{(hits.error as Error).message}</div> : null}
-      {hits.data && hits.data.length === 0 ? <div className="empty-state small">No turn contains “{query}”.</div> : null}
+      {turns && turns.length === 0 ? <div className="empty-state small">No turn contains “{query}”.</div> : null}
       <ul className="hit-list">
-        {hits.data?.map((h) => (
+        {turns?.map((h) => (
           <li key={h.turnId}>
             <button
               type="button"
@@ -109,6 +111,50 @@ function TurnSearchResults({ query, sessions }: { query: string; sessions: reado
                 <span className="hit-session">{titles.get(h.sessionId) ?? `session ${h.sessionId}`}</span>
                 <span className="mono muted">#{h.position}</span>
                 <span className={`role-badge role-${h.role}`}>{h.role}</span>
+              </span>
+              <span className="hit-snippet">
+                <Snippet text={h.snippet} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="sidebar-head">
+        <span className="section-title">Summaries</span>
+        <span className="muted small">{summaries ? (summaries.length >= 50 ? '50+' : formatInt(summaries.length)) : ''}</span>
+      </div>
+      {summaries && summaries.length === 0 ? <div className="empty-state small" data-testid="search-summary-none">No summary contains “{query}”: if the turns do, it did not survive.</div> : null}
+      <ul className="hit-list">
+        {summaries?.map((h) => (
+          <li key={h.summaryId}>
+            <button
+              type="button"
+              className="hit"
+              data-testid="search-summary-hit"
+              data-summary-id={h.summaryId}
+              data-variant-id={h.variantId}
+              title={`${h.kind} summary s${h.summaryId} of turns ${h.firstPosition}–${h.lastPosition}, variant #${h.variantId}${h.replayRunId !== null ? `, made by replay #${h.replayRunId} at call ${h.callIndex}` : ''}: open it`}
+              onClick={() => {
+                if (studioSessionId() !== h.sessionId) actions.selectSession(h.sessionId);
+                actions.loadVariant({ id: h.variantId, strategy: h.strategy, params: h.params });
+                if (h.replayRunId !== null && h.callIndex !== null) {
+                  // A replay's summary: its firing on the Timeline (the ledger of that firing shows there).
+                  actions.setTab('timeline');
+                  actions.selectTimelineCall(h.callIndex);
+                } else {
+                  actions.setTab('dag');
+                  actions.select({ kind: 'node', nodeId: `s${h.summaryId}` });
+                }
+                actions.scrollTo(h.firstPosition);
+              }}
+            >
+              <span className="hit-where">
+                <span className="hit-session">{titles.get(h.sessionId) ?? `session ${h.sessionId}`}</span>
+                <span className="mono muted">
+                  {h.variantName ?? `#${h.variantId} ${h.strategy}`} · s{h.summaryId}
+                </span>
+                <span className={`chip chip-${h.depth > 0 ? 'condensed' : 'leaf'}`}>{h.kind}</span>
+                <span className="mono muted">{h.replayRunId !== null ? `replay call ${h.callIndex}` : h.compacted ? 'folded' : 'pass'}</span>
               </span>
               <span className="hit-snippet">
                 <Snippet text={h.snippet} />

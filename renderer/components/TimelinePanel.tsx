@@ -21,6 +21,9 @@ import { ContextMessages, tokensByOrigin } from './ContextView.js';
 import { formatParamValue } from './ParamSlider.js';
 import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
 import { UPlotChart, type ChartTheme } from './UPlotChart.js';
+import { LedgerView } from './LedgerView.js';
+import { FACT_CATEGORIES, type SummaryLedger } from '../../shared/facts/types.js';
+import { lostLine } from '../../shared/facts/ledger.js';
 
 
 const dash = (n: number | null | undefined, f: (x: number) => string = formatInt) => (n === null || n === undefined ? '—' : f(n));
@@ -161,6 +164,48 @@ function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; la
         <span key={`${e.kind}${e.call}`} className="chip chip-fire">
           {e.kind === 'fire' ? 'fired' : 'committed'}: {formatCompact(e.contextBefore)} → {formatCompact(e.contextAfter)}
         </span>
+      ))}
+      {events.map((e) => (e.ledger ? <span key={`lost${e.kind}${e.call}`} className="timeline-lost" data-testid="timeline-lost-line">{lostLine(e.ledger.lost, 3)}</span> : null))}
+      {view.sourceEvents
+        .filter((e) => e.call === idx)
+        .map((e) => (
+          <span key={`src${e.call}`} className="chip chip-external" title={e.ledger ? lostLine(e.ledger.lost, 5) : undefined}>
+            source compacted{e.ledger ? ` · kept ${keptShare(e.ledger)}` : ''}
+          </span>
+        ))}
+    </div>
+  );
+}
+
+/** "27/71" facts kept over every category. */
+function keptShare(l: SummaryLedger): string {
+  let kept = 0;
+  let total = 0;
+  for (const c of FACT_CATEGORIES) {
+    kept += l.retention[c].kept;
+    total += l.retention[c].total;
+  }
+  return `${kept}/${total}`;
+}
+
+/** The ledgers at the selected call: each firing's (the facts of the turns it compacted against the context right after it) and the source tool's own compaction there (the baseline). */
+function CallLedgers({ view, call }: { view: TimelineView; call: number }) {
+  const events = view.events.filter((e) => e.call === call);
+  const source = view.sourceEvents.filter((e) => e.call === call);
+  if (events.length === 0 && source.length === 0) return null;
+  return (
+    <div className="timeline-ledgers" data-testid="timeline-ledgers">
+      {events.map((e) =>
+        view.kind === 'projected' ? (
+          <div key={`${e.kind}${e.call}`} className="muted small" data-testid="timeline-firing-ledger" data-empty="true">
+            Projected firing: its loss ledger comes with a real Replay (projected summaries have no text).
+          </div>
+        ) : (
+          <LedgerView key={`${e.kind}${e.call}`} ledger={e.ledger} title={`Firing at call ${e.call}: facts of the compacted turns in the context after it`} testId="timeline-firing-ledger" />
+        ),
+      )}
+      {source.map((e) => (
+        <LedgerView key={`src${e.call}`} ledger={e.ledger} title={`Baseline: the source's own compaction at call ${e.call} (its summary)`} testId="timeline-source-ledger" />
       ))}
     </div>
   );
@@ -422,6 +467,20 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
             #{e.call} <span className="muted">{formatCompact(e.contextBefore)}→{formatCompact(e.contextAfter)}</span>
           </button>
         ))}
+        {view.sourceEvents.map((e) => (
+          <button
+            key={`src${e.call}`}
+            type="button"
+            className={`firing-chip source${sel === e.call ? ' active' : ''}`}
+            data-testid="timeline-source-compaction"
+            data-call={e.call}
+            title={`The source tool compacted before call ${e.call} (turn ${e.position})${e.reason ? `: ${e.reason}` : ''}${e.ledger ? ` · ${lostLine(e.ledger.lost, 5)}` : ''}`}
+            onClick={() => pickFiring(e.call)}
+          >
+            source #{e.call}
+            {e.ledger ? <span className="muted"> kept {keptShare(e.ledger)}</span> : null}
+          </button>
+        ))}
       </div>
       {sel !== null ? (
         <div className="timeline-selection" ref={selectionRef}>
@@ -431,6 +490,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
               ✕
             </button>
           </div>
+          <CallLedgers view={view} call={sel} />
           <CallContext view={view} call={sel} onShown={onContextShown} />
         </div>
       ) : null}

@@ -6,7 +6,7 @@
  * Both end up in one shape, so the chart does not care which it draws.
  */
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus } from '../../shared/contract.js';
+import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SummaryLedger } from '../../shared/contract.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -17,7 +17,15 @@ import { useStudio } from '../state/store.js';
 import type { Workbench } from './use-workbench.js';
 
 /** A firing as the panel draws it: the contract's event, with its turn as `position` and its summary count. */
-export type TimelineEvent = Pick<ReplayEventInfo, 'call' | 'kind' | 'reason' | 'contextBefore' | 'contextAfter' | 'maxDepth'> & { position: number; summaries: number; costUsd: number | null };
+export type TimelineEvent = Pick<ReplayEventInfo, 'call' | 'kind' | 'reason' | 'contextBefore' | 'contextAfter' | 'maxDepth'> & { position: number; summaries: number; costUsd: number | null; ledger: SummaryLedger | null };
+
+/** The source tool's own compaction on the timeline, with its summary's ledger (the baseline). */
+export interface TimelineSourceEvent {
+  call: number;
+  position: number;
+  reason: string;
+  ledger: SummaryLedger | null;
+}
 
 export interface TimelineTotalsRow {
   id: 'variant' | 'none' | 'source';
@@ -48,6 +56,7 @@ export interface TimelineView {
   cumulativeCost: number[] | null;
   fired: boolean[];
   events: TimelineEvent[];
+  sourceEvents: TimelineSourceEvent[];
   lines: Array<{ label: string; tokens: number }>;
   note: string | null;
   contextModel: { a: number; b: number; source: string };
@@ -90,7 +99,8 @@ export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'repl
     costUsd: cost,
     cumulativeCost: cumulative(cost),
     fired: c.fired,
-    events: t.events.map((e) => ({ call: e.call, position: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, summaries: e.summaryIds.length, maxDepth: e.maxDepth, costUsd: e.costUsd })),
+    events: t.events.map((e) => ({ call: e.call, position: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, summaries: e.summaryIds.length, maxDepth: e.maxDepth, costUsd: e.costUsd, ledger: projected ? null : (e.ledger ?? null) })),
+    sourceEvents: t.baselines.source.events.map((e) => ({ call: e.call, position: e.turn, reason: e.reason, ledger: e.ledger ?? null })),
     lines: t.lines,
     note: t.note,
     contextModel: t.contextModel,
@@ -152,6 +162,8 @@ export function useTimeline(wb: Workbench): TimelineState {
         const prepared = prepareStrategy(settled.strategy, settled.params);
         const r = await projectTimeline({ prepared, metas: settled.metas, model: inputs.model, calls: inputs.calls });
         const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices });
+        // The source's own summaries are real even in a projection: their ledgers come with the session.
+        for (const ev of t.baselines.source.events) ev.ledger = settled.external.find((x) => x.boundaryPosition === ev.turn)?.ledger ?? null;
         if (live) setProjection({ input: settled, view: fromReplay(t, 'projected'), error: null });
       } catch (err) {
         if (live) setProjection({ input: settled, view: null, error: (err as Error).message });

@@ -8,6 +8,7 @@
 import type { ReplayMessage, ReplayTimeline, ReplayTotals } from '../contract.js';
 import type { Turn } from '../model/turn.js';
 import { countFates, segmentsOf, sourceFates, turnFates, type FateSummary, type TurnFates } from './fates.js';
+import { compareFacts, type FactsColumn } from './facts.js';
 import type { ColumnContext, CompareColumn, CompareSeries, Comparison, ContextComparison, ContextDiffRow, ContextSummary, SameSpanGroup } from './types.js';
 
 /** At most this many variants are compared at once (the window's columns). */
@@ -77,7 +78,7 @@ export interface ContextInput {
   call: number;
   position: number;
   /** The session's turns before the call: positions 0..position-1. */
-  turns: readonly Pick<Turn, 'position' | 'blocks' | 'tokenCount'>[];
+  turns: readonly Pick<Turn, 'position' | 'role' | 'blocks' | 'tokenCount'>[];
   columns: readonly ColumnAtCall[];
   /** The source tool's compactions (for the `source` column), with their summaries. */
   external: ReadonlyArray<{ id: number; firstPosition: number; lastPosition: number; boundaryPosition: number; summaryText: string; summaryTokenCount: number; trigger: string }>;
@@ -127,11 +128,13 @@ export function compareContexts(o: ContextInput): ContextComparison {
   const n = o.turns.length;
   const transcript = o.turns.reduce((a, t) => a + t.tokenCount, 0);
   const built: Array<{ ctx: ColumnContext; fates: TurnFates }> = [];
+  const factColumns: FactsColumn[] = [];
   for (const c of o.columns) {
     const messages = c.messages ?? [];
     const f = turnFates(o.turns, messages, c.summaries);
     const summaries = c.summaries.map(({ id, kind, depth, firstPosition, lastPosition, tokens, text }) => ({ id, kind, depth, firstPosition, lastPosition, tokens, text }));
     built.push({ ctx: columnContext(c.key, f, c.contextTokens, messages.reduce((a, m) => a + m.tokens, 0), messages.length, summaries), fates: f });
+    factColumns.push({ key: c.key, fates: f, sent: messages });
   }
   const noneFates: TurnFates = { fates: new Array(n).fill('verbatim'), summaryIds: new Array(n).fill(null) };
   built.push({ ctx: columnContext('none', noneFates, o.baselineContext.none, transcript, n, []), fates: noneFates });
@@ -141,8 +144,11 @@ export function compareContexts(o: ContextInput): ContextComparison {
   const srcTokens = o.turns.reduce((a, t) => a + (src.fates[t.position] === 'verbatim' ? t.tokenCount : 0), 0) + srcSummaries.filter((s) => src.summaryIds.includes(s.id)).reduce((a, s) => a + s.tokens, 0);
   const srcMessages = src.fates.filter((f) => f === 'verbatim').length + new Set(src.summaryIds.filter((x) => x !== null)).size;
   built.push({ ctx: columnContext('source', src, o.baselineContext.source, srcTokens, srcMessages, srcSummaries), fates: src });
+  // What the source sends: its summaries in place of the turns they cover, every other turn as recorded.
+  const srcSent = [...o.turns.filter((t) => src.fates[t.position] === 'verbatim'), ...srcSummaries.filter((s) => src.summaryIds.includes(s.id)).map((s) => ({ blocks: [{ type: 'text' as const, text: s.text }] }))];
+  factColumns.push({ key: 'source', fates: src, sent: srcSent });
   const columns = built.map((b) => b.ctx);
-  return { call: o.call, position: o.position, columns, diff: diffRows(built, n), sameSpan: sameSpanGroups(columns) };
+  return { call: o.call, position: o.position, columns, diff: diffRows(built, n), sameSpan: sameSpanGroups(columns), facts: compareFacts(o.turns, factColumns) };
 }
 
 /**

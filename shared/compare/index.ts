@@ -1,3 +1,4 @@
 export * from './types.js';
 export * from './fates.js';
 export * from './compare.js';
+export * from './facts.js';

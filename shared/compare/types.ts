@@ -6,6 +6,7 @@
  */
 import type { ReplayTotals } from '../contract.js';
 import type { StrategyName } from '../strategies/types.js';
+import type { FactCategory } from '../facts/types.js';
 
 /**
  * What a column does with one turn at a call:
@@ -87,6 +88,35 @@ export interface SameSpanGroup {
   summaries: Array<ContextSummary & { key: string }>;
 }
 
+/** One fact of the turns some column compacted, and whether it survives in each column's context. */
+export interface FactRow {
+  category: FactCategory;
+  text: string;
+  detail?: string;
+  /** shared/facts `salience` over the compacted turns (rounded to 0.01); rows are sorted by it. */
+  salience: number;
+  /** Per column, in the order of `FactsComparison.columnKeys`. */
+  survives: boolean[];
+  /** Some columns keep it and others lose it. */
+  differs: boolean;
+}
+
+/** "Which facts survive in one and not the other" at the call (shared/compare/facts.ts). */
+export interface FactsComparison {
+  /** The columns compared: the variants with a context at the call, then `source` (not `none`, which keeps everything). */
+  columnKeys: string[];
+  /** Turns before the call that some column summarized, masked or dropped. */
+  compactedTurns: number;
+  /** Facts of those turns (completed todos excluded, as in the ledger). */
+  total: number;
+  /** Per column: facts that survive in its context. */
+  kept: number[];
+  /** Facts some columns keep and others lose. */
+  differing: number;
+  /** By salience, highest first; at most MAX_FACT_ROWS. */
+  rows: FactRow[];
+}
+
 export interface ContextComparison {
   call: number;
   /** Position of the call's assistant turn: the context holds turns [0, position). */
@@ -94,6 +124,7 @@ export interface ContextComparison {
   columns: ColumnContext[];
   diff: ContextDiffRow[];
   sameSpan: SameSpanGroup[];
+  facts: FactsComparison;
 }
 
 /** Per model call, aligned by call index; `null` where a column has no figure (the source did not report, a column not replayed). */

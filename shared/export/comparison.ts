@@ -1,7 +1,8 @@
 /**
  * A comparison (shared/compare/) as a file: the whole document as JSON, or a Markdown
  * report with the totals table (variants + the two baselines), the contexts at the call
- * (turns per fate) and where they differ, and the summaries of the same span. Pure: the
+ * (turns per fate) and where they differ, the facts that survive in one and not the other,
+ * and the summaries of the same span. Pure: the
  * CLI prints it, the window downloads it.
  */
 import type { ReplayTotals } from '../contract.js';
@@ -41,6 +42,11 @@ export function comparisonMarkdown(c: Comparison): string {
     for (const col of ctx.columns) out.push(`| ${cell(label(col.key))} | ${col.contextTokens ?? '–'} | ${col.viewTokens} | ${col.messages} | ${TURN_FATES.map((f) => col.counts[f]).join(' | ')} |`);
     out.push('', '### Where they differ', '', `| turns | ${ctx.columns.map((x) => cell(label(x.key))).join(' | ')} |`, `|---|${ctx.columns.map(() => '---').join('|')}|`);
     for (const row of ctx.diff.filter((r) => !r.same)) out.push(`| ${span(row.from, row.to)} | ${row.fates.map((f, i) => `${FATE_MARK[f]}${row.summaryIds[i] !== null ? ` (#${row.summaryIds[i]})` : ''}`).join(' | ')} |`);
+    const f = ctx.facts;
+    out.push('', '### Facts: which survive in one and not the other', '');
+    out.push(`${f.total} facts in the ${f.compactedTurns} turns some column compacted; kept: ${f.columnKeys.map((k, i) => `${cell(label(k))} ${f.kept[i]}`).join(', ')}; ${f.differing} differ. Rows where the columns differ, by salience:`, '');
+    out.push(`| fact | category | salience | ${f.columnKeys.map((k) => cell(label(k))).join(' | ')} |`, `|---|---|---:|${f.columnKeys.map(() => ':---:').join('|')}|`);
+    for (const r of f.rows.filter((x) => x.differs)) out.push(`| \`${cell(r.text)}\`${r.detail ? ` (${cell(r.detail)})` : ''} | ${r.category} | ${r.salience.toFixed(2)} | ${r.survives.map((x) => (x ? '✓' : '✗')).join(' | ')} |`);
     if (ctx.sameSpan.length > 0) {
       out.push('', '### Summaries of the same span');
       for (const g of ctx.sameSpan) {

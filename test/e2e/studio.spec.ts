@@ -221,7 +221,7 @@ test('opens a turn with thinking and tool calls collapsed, shows the compaction 
   await snap(page, '11-external-compaction');
 
   // Full-text search over the turns: a hit opens its turn, centred and outlined.
-  const hits = await studio.call<Array<{ position: number; snippet: string }>>('search', { query: 'AnnotationMessageRef' });
+  const hits = (await studio.call<{ turns: Array<{ position: number; snippet: string }> }>('search', { query: 'AnnotationMessageRef' })).turns;
   expect(hits.length).toBeGreaterThan(0);
   await page.getByTestId('search-input').fill('AnnotationMessageRef');
   await expect(page.getByTestId('search-hit')).toHaveCount(hits.length);

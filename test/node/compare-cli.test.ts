@@ -118,6 +118,12 @@ describe('compare', () => {
     const col = (k: string) => c.context!.columns.find((x) => x.key === k)!;
     expect([col('v3').counts.summarized, col('v3').counts.verbatim, col('v3').contextTokens]).toEqual([191, 16, 29672]);
     expect(col('source').contextTokens).toBe(33960);
+    // Facts at call 102: as in compare.test.ts (dag 101, rolling 98, Claude Code 41 of the 101 facts of turns 0-206).
+    const f = c.context!.facts;
+    expect(f.columnKeys).toEqual(['v1', 'v2', 'v3', 'source']);
+    expect([f.total, f.kept[0], f.kept[1], f.kept[3]]).toEqual([101, 101, 98, 41]);
+    // The as-of-call-102 dag pass summarized 0-190 into one condensation and keeps all 101; 60 facts differ among the four (Claude Code's losses).
+    expect([f.kept[2], f.differing]).toEqual([101, 60]);
 
     const md = await cli(['compare', '1', '--variants', '1,2', '--call', '120', '--markdown']);
     expect(md.code).toBe(0);
@@ -125,6 +131,11 @@ describe('compare', () => {
     expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12824819 | 12615380 | $9.3746 | 147739 | 1 |');
     expect(md.stdout).toContain("| source's own compactions | baseline | 152 | 15121271 | 14771617 | $11.8539 | 166759 | 1 |");
     expect(md.stdout).toContain('## Context at call 120');
+    expect(md.stdout).toContain('### Facts: which survive in one and not the other');
+    expect(md.stdout).toContain('| fact | category | salience | #1 dag | #2 rolling | source\'s own compactions |');
+    // At call 120 Claude Code's context also holds the turns after its boundary (207 on) verbatim, which repeat 13 more facts (41 → 54).
+    expect(md.stdout).toContain("101 facts in the 207 turns some column compacted; kept: #1 dag 101, #2 rolling 98, source's own compactions 54; 47 differ.");
+    expect(md.stdout).toContain('| `lib/spotter_web/components/layouts/root.html.heex` (read) | path | 2.97 | ✓ | ✓ | ✗ |');
     const usage = await cli(['compare', '1', '--json']);
     expect(usage.code).toBe(2);
   });

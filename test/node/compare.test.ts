@@ -120,6 +120,28 @@ describe('compare on the spotter session', () => {
     expect(ctx.sameSpan[0].summaries[2].text).toMatch(/^This session is being continued from a previous conversation/);
   });
 
+  it('facts at call 102: which facts of the compacted turns survive in one column and not the other', () => {
+    const f = compareVariants(tmp.db, { sessionId, variantIds: [dag, rolling] }).context!.facts;
+    // Claude Code summarized every turn 0-206, so the compacted turns are all 207 of them, and
+    // their facts are those of its baseline ledger: 101 (request 1, path 28, command 41, error 5,
+    // identifier 23, number 3; summary-ledger.test.ts CC_RETENTION), of which its summary keeps 41.
+    expect(f.columnKeys).toEqual([`v${dag}`, `v${rolling}`, 'source']);
+    expect([f.compactedTurns, f.total]).toEqual([207, 101]);
+    expect(f.kept[2]).toBe(41);
+    // Pinned: dag keeps all 101 (its fact-based condensed summary of 0-142 keeps every fact of
+    // those turns; 143-206 are verbatim), rolling 98 (it summarized only 0-46 and sends 47-206
+    // verbatim); 60 facts are kept by some and lost by others.
+    expect(f.kept).toEqual([101, 98, 41]);
+    expect(f.differing).toBe(60);
+    expect(f.rows).toHaveLength(101);
+    // The most salient fact they disagree on: the test command Claude Code's summary lost (its ledger's first lost fact too).
+    expect(f.rows.find((r) => r.differs)).toEqual({ category: 'command', text: 'mix test test/spotter_web/live/project_review_live_test.exs', detail: 'ran 5×, ok after 4 failures', salience: 4.32, survives: [true, true, false], differs: true });
+    // Rows are by salience, highest first; `differs` is true when the columns disagree.
+    for (let i = 1; i < f.rows.length; i++) expect(f.rows[i - 1].salience).toBeGreaterThanOrEqual(f.rows[i].salience);
+    expect(f.rows.filter((r) => r.differs).length).toBe(f.differing);
+    for (const r of f.rows) expect(r.differs).toBe(r.survives.some((x) => x !== r.survives[0]));
+  });
+
   it('a variant without a replay is a not-replayed column; a call out of range is refused', async () => {
     const masking = (await runCompaction(tmp.db, { sessionId, strategy: 'masking' })).variantId;
     const c = compareVariants(tmp.db, { sessionId, variantIds: [dag, masking], call: 120 });

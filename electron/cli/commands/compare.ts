@@ -15,7 +15,7 @@ export const command: CliCommand = {
   summary: 'Compare 2–4 variants side by side with the no-compaction and source-tool baselines',
   usage: 'compare <session> --variants ID,ID[,ID,ID] [--call N] [--markdown] [--db PATH] [--json]',
   description:
-    "Totals come from each variant's newest completed replay (run `replay` first; a variant without one is listed as not-replayed). At --call N (default: the call where the source tool first compacted) each column's context is read turn by turn: verbatim, reshaped, masked, summarized (into which summary) or dropped, with the runs of turns where the columns differ and the summaries that cover the same span. --json prints the whole document, --markdown (the default without --json) a report with the totals table.",
+    "Totals come from each variant's newest completed replay (run `replay` first; a variant without one is listed as not-replayed). At --call N (default: the call where the source tool first compacted) each column's context is read turn by turn: verbatim, reshaped, masked, summarized (into which summary) or dropped, with the runs of turns where the columns differ, the facts of the compacted turns that survive in one column and not another (✓/✗ by salience), and the summaries that cover the same span. --json prints the whole document, --markdown (the default without --json) a report with the totals table.",
   options: {
     variants: { type: 'string', valueName: 'IDS', description: 'comma-separated variant ids (1 to 4; see `variants <session>`)' },
     call: { type: 'string', valueName: 'N', description: 'the model call whose contexts are compared (0-based)' },

@@ -1,0 +1,61 @@
+/**
+ * The loss ledger of one firing (issue 8 §3: "which facts of the compacted span survive in
+ * what the model sees after it"). The compacted span is every turn before the call whose
+ * treatment the firing changed (it was sent verbatim and now is summarized, masked or
+ * dropped; or it moved from one summary into another, a condensation): its facts are read
+ * from those turns, and matched against the WHOLE context the model receives at the call
+ * right after the firing (summaries and the verbatim turns alike, buildReplay's messages).
+ * A fact a summary dropped but a later verbatim turn repeats is therefore kept.
+ *
+ * The per-summary ledger (electron/engine/summary-ledger.ts) stays the summary's own: its
+ * span against its text alone.
+ */
+import type { SummaryInfo } from '../contract.js';
+import type { Turn } from '../model/turn.js';
+import type { StrategyName, VariantState } from '../strategies/types.js';
+import { turnFates } from '../compare/fates.js';
+import { contextText } from '../facts/context.js';
+import { extractFacts } from '../facts/extract.js';
+import { ledgerOf } from '../facts/ledger.js';
+import type { Ledger } from '../facts/types.js';
+import { turnsToItems } from '../summarize/items.js';
+import { buildReplay } from './build.js';
+
+/** The variant at one moment: the summaries it has (with their compacted flags then) and its state. */
+export interface ViewMoment {
+  summaries: readonly SummaryInfo[];
+  state: VariantState;
+}
+
+export interface FiringLedgerInput {
+  strategy: StrategyName;
+  params: Record<string, number | string | boolean>;
+  /** The turns before the call the firing ran at: positions 0..n-1. */
+  turns: readonly Turn[];
+  before: ViewMoment;
+  after: ViewMoment;
+  countTokens: (text: string) => number;
+}
+
+export interface FiringLedger {
+  /** Positions of the turns the firing compacted, ascending. */
+  compactedPositions: number[];
+  ledger: Ledger;
+}
+
+/** Null when the firing changed the treatment of no turn (an abandoned commit). */
+export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
+  const view = (m: ViewMoment) => buildReplay({ strategy: o.strategy, turns: o.turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens }).messages;
+  const beforeMessages = view(o.before);
+  const afterMessages = view(o.after);
+  const b = turnFates(o.turns, beforeMessages, o.before.summaries);
+  const a = turnFates(o.turns, afterMessages, o.after.summaries);
+  const compacted: Turn[] = [];
+  o.turns.forEach((t, i) => {
+    const now = a.fates[i];
+    if (now === 'verbatim' || now === 'reshaped') return;
+    if (now !== b.fates[i] || a.summaryIds[i] !== b.summaryIds[i]) compacted.push(t);
+  });
+  if (compacted.length === 0) return null;
+  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractFacts(turnsToItems(compacted)), contextText(afterMessages)) };
+}

@@ -1,0 +1,109 @@
+/**
+ * The loss ledger per replay firing (issue 8 §3, shared/replay/firing-ledger.ts): the facts
+ * of the turns a firing compacted against the WHOLE context the model receives at the call
+ * right after it (summaries and verbatim turns), on the real spotter session.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReplay } from '../../electron/engine/replay.js';
+import { importFiles } from '../../electron/importers/import.js';
+import { listReplaySummaries } from '../../electron/store/variants.js';
+import { listTurns, searchSummaries, searchTurns } from '../../electron/store/turns.js';
+import { runCli } from '../../electron/cli/run.js';
+import { replayContextAt } from '../../electron/services/replays.js';
+import { contextText } from '../../shared/facts/context.js';
+import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
+import { turnsToItems } from '../../shared/summarize/items.js';
+import type { ReplayTimeline } from '../../shared/contract.js';
+import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { tempDb, type TempDb } from '../helpers/temp-db.js';
+
+const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+
+/** Four of the replay's eight summaries say "mix" (three leaves and the condensation), by the regex derivation in the test. */
+const MIX_HITS = 4;
+let t: TempDb;
+let sessionId: number;
+let tl: ReplayTimeline;
+beforeAll(async () => {
+  t = tempDb('cs-firing-ledger-');
+  sessionId = importFiles(t.db, [SPOTTER]).sessions[0].id;
+  const r = await runReplay(t.db, { sessionId, strategy: 'dag' });
+  tl = r.timeline!;
+});
+afterAll(() => t.cleanup());
+
+describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
+  it('dag on spotter: one firing at call 78 compacts turns 0–142; its ledger is their facts against the whole context at that call', () => {
+    // dag with its defaults fires once on spotter: at call 78 (turn 159) it makes seven leaves
+    // over turns 0–142 and condenses them at once (condensed, depth 1, turns 0–142); the fresh
+    // tail 143–158 stays verbatim. So the compacted span is exactly turns 0–142.
+    expect(tl.events.map((e) => [e.call, e.turn, e.kind])).toEqual([[78, 159, 'fire']]);
+    const e = tl.events[0];
+    const made = listReplaySummaries(t.db, tl.runId).filter((s) => e.summaryIds.includes(s.id));
+    const top = made.find((s) => s.kind === 'condensed')!;
+    expect([top.depth, top.firstPosition, top.lastPosition, made.length]).toEqual([1, 0, 142, 8]);
+
+    // Derived independently: the facts of turns 0–142 read from the store, matched against the
+    // messages the replay's context service builds for call 78 (what the model receives).
+    const span = extractFacts(turnsToItems(listTurns(t.db, sessionId, { from: 0, to: 143 })));
+    const seen = contextText(replayContextAt(t.db, tl.runId, 78).messages);
+    expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
+    // Pinned: all 71 facts survive (request 1/1, path 20/20, command 36/36, error 1/1,
+    // identifier 11/11, number 2/2; no todo was open at turn 142): the fact-based extractive
+    // summarizer (issue 9) carries every fact of the seven leaves into the condensation.
+    expect(e.ledger!.retention).toEqual({
+      request: { kept: 1, total: 1 },
+      todo: { kept: 0, total: 0 },
+      path: { kept: 20, total: 20 },
+      command: { kept: 36, total: 36 },
+      error: { kept: 1, total: 1 },
+      identifier: { kept: 11, total: 11 },
+      number: { kept: 2, total: 2 },
+    });
+    expect(e.ledger!.lost).toEqual([]);
+
+    // The condensed summary's text alone already keeps all 71: the fresh tail rescues nothing here
+    // (the whole context can only keep more than the summary alone; the stored ledger lists the top kept facts only).
+    const bySummaryAlone = ledgerOf(span, top.text);
+    expect(bySummaryAlone.retention).toEqual(e.ledger!.retention);
+  });
+
+  it('the per-summary ledger stays the summary against its own text', () => {
+    const e = tl.events[0];
+    const top = listReplaySummaries(t.db, tl.runId).find((s) => e.summaryIds.includes(s.id) && s.kind === 'condensed')!;
+    // The condensation's span facts are its children's merged (summary-ledger.ts): 20 paths and 36 commands, all in its text.
+    expect([top.ledger!.retention.path, top.ledger!.retention.command]).toEqual([{ kept: 20, total: 20 }, { kept: 36, total: 36 }]);
+  });
+});
+
+describe('search over summary text beside turns', { timeout: 120_000 }, () => {
+  it('"did `mix` survive?": summary hits carry their variant, kind and replay call; the CLI prints them beside turn hits', async () => {
+    const sums = listReplaySummaries(t.db, tl.runId);
+    // Derived: the replay's summaries whose text holds the token "mix" (FTS unicode61: case-folded whole tokens).
+    const expected = sums.filter((s) => /(^|[^\p{L}\p{N}])mix([^\p{L}\p{N}]|$)/iu.test(s.text)).map((s) => s.id).sort((a, b) => a - b);
+    const hits = searchSummaries(t.db, 'mix');
+    expect(hits.map((h) => h.summaryId).sort((a, b) => a - b)).toEqual(expected);
+    expect(hits.length).toBe(MIX_HITS);
+    // The answer the search gives: three leaves say `mix` and were folded at call 78 into the
+    // condensation, which says it too and stays live: `mix` survived in what the model sees.
+    expect(hits.every((h) => h.replayRunId === tl.runId && h.callIndex === 78 && h.variantId === tl.variantId && h.strategy === 'dag')).toBe(true);
+    expect(hits.map((h) => `${h.kind}:${h.compacted}`).sort()).toEqual(['condensed:false', 'leaf:true', 'leaf:true', 'leaf:true']);
+    const top = hits.find((h) => h.firstPosition === 95)!;
+    expect(top).toMatchObject({ sessionId, depth: 0, firstPosition: 95, lastPosition: 142 });
+    expect(top.snippet).toContain('[mix] test');
+    // A word no summary holds: no summary hit, while the turns still have it.
+    expect(searchSummaries(t.db, 'XEWRD9')).toEqual([]);
+    // The CLI prints both: turn hits as before (`hits`) and `summaryHits`.
+    let stdout = '';
+    const code = await runCli(['search', 'mix', '--db', t.dbPath, '--json'], { stdout: { write: (x: string) => (stdout += x) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { hits: unknown[]; summaryHits: unknown[] };
+    expect(out.hits).toEqual(JSON.parse(JSON.stringify(searchTurns(t.db, 'mix'))));
+    expect(out.summaryHits).toEqual(JSON.parse(JSON.stringify(hits)));
+    let human = '';
+    await runCli(['search', 'mix', '--db', t.dbPath], { stdout: { write: (x: string) => (human += x) }, stderr: { write: () => {} }, env: { PATH: process.env.PATH }, cwd: t.dir });
+    expect(human).toContain(`s${top.summaryId} leaf d0 (folded)`);
+    expect(human).toContain(`replay #${tl.runId}`);
+  });
+});
