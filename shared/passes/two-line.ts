@@ -35,6 +35,7 @@ import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummar
 import { buildSpanIndex, chunkRange, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
+import type { FactSet } from '../facts/index.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
 import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
@@ -166,6 +167,8 @@ interface ChunkResult {
   model: string;
   cacheKey: string | null;
   cacheHit: boolean;
+  /** The facts the summarizer returned with the text, kept beside it and merged by the fold. */
+  facts?: FactSet;
 }
 
 export interface BackgroundStepResult {
@@ -231,7 +234,7 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
     let r: ChunkResult;
     try {
       const s = await ctx.summarize({ purpose: 'chunk', items: turnsToItems(turns), targetTokens: chunkTargetTokens(convTokensIn(ix, from, to)) }, { allowFallback: false });
-      r = { from, to, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit };
+      r = { from, to, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit, facts: s.facts };
     } catch (err) {
       if (isAbort(ctx, err)) throw err;
       const text = boundedTurnList(turns);
@@ -246,11 +249,11 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   // Fold: one text for the pass. A single chunk with no base is already that text.
   let folded: ChunkResult = results[0];
   if (!(single && !baseText)) {
-    const items: SummarizeItem[] = results.map((r) => ({ kind: 'summary', role: 'summary', text: r.text }));
+    const items: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
     const target = passSummaryTargetTokens(baseTokens + convTokensIn(ix, rangeFrom, rangeTo));
     try {
       const s = await ctx.summarize({ purpose: 'chunk', items, priorSummary: baseText, targetTokens: target }, { allowFallback: false });
-      folded = { from: rangeFrom, to: rangeTo, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit };
+      folded = { from: rangeFrom, to: rangeTo, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit, facts: s.facts };
     } catch (err) {
       if (isAbort(ctx, err)) throw err;
       // The fold failed: the base and the chunk summaries side by side (bounded: each is a summary).
@@ -292,6 +295,7 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected:
       lastPosition: span.last,
       turnIds: span.turnIds,
       childSummaryIds: superseded,
+      facts: r.facts,
     });
     w.markCompacted(superseded);
     const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;

@@ -66,6 +66,8 @@ interface Commit {
   cacheHit: boolean;
   watermark: number;
   spentUsd: number;
+  /** The facts the summarizer returned with the text (the extractive one does), kept beside it. */
+  facts?: TieredSummary['facts'];
 }
 
 function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<VariantState> {
@@ -91,6 +93,7 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<Vari
       firstPosition: first,
       lastPosition: last,
       turnIds: newTurnIds,
+      facts: c.facts,
     });
     const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };
     w.setState(state);
@@ -147,7 +150,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
-  const state = await commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd });
+  const state = await commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd, facts: summary.facts });
   ctx.progress(1, 1, summary.tokenCount);
   ctx.event('compaction_completed', {
     cacheHit: summary.cacheHit,

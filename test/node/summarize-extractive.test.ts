@@ -283,4 +283,20 @@ describe('extractive summarizer on the real fixtures', () => {
       expect(ledgerOf(own, c.text).lost).toEqual([]);
     }
   });
+
+  it('watermark and two-line passes keep their summaries\' facts too, and every kept fact is in the text', async () => {
+    const s = sessionBySource(f, 'spotter__258c7280');
+    for (const strategy of ['watermark', 'two-line'] as const) {
+      const r = await runCompaction(f.db, { sessionId: s.id, strategy, force: true });
+      expect(r.status, strategy).toBe('completed');
+      const rows = listSummaries(f.db, r.variantId).filter((x) => !x.compacted);
+      expect(rows.length, strategy).toBeGreaterThan(0);
+      for (const row of rows) {
+        const own = getOwnFacts(f.db, row.id);
+        // The facts the extractive summarizer returned with the text (not read back from it): some, and all in the text.
+        expect(own?.facts.length ?? 0, `${strategy} summary ${row.id}`).toBeGreaterThan(0);
+        expect(ledgerOf(own!, row.text).lost, `${strategy} summary ${row.id}`).toEqual([]);
+      }
+    }
+  });
 });
