@@ -7,6 +7,7 @@
  */
 import { writeTransaction, type DB } from './db.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
+import type { FactSet } from '../../shared/facts/index.js';
 
 /** Default LRU bound: 1000 rows, the bound the summary cache was specified with. */
 export const DEFAULT_CACHE_LIMIT = 1000;
@@ -20,6 +21,8 @@ export interface CachedSummary {
   promptVersion?: string | null;
   /** Items (turns or child summaries) in the span it summarizes. */
   spanCount?: number | null;
+  /** The facts the summarizer returned with the text (migration 12), when it returned any. */
+  facts?: FactSet | null;
 }
 
 /** A cache row with its bookkeeping (the watermark design's cache row). */
@@ -36,22 +39,22 @@ function nextUse(db: DB): number {
 
 /** Reads an entry and marks it most recently used. */
 export function cacheGet(db: DB, key: string): CachedSummary | null {
-  const row = db.prepare('SELECT text, token_count, tier, model FROM summary_cache WHERE cache_key = ?').get(key) as
-    | { text: string; token_count: number; tier: SummaryTier; model: string }
+  const row = db.prepare('SELECT text, token_count, tier, model, facts FROM summary_cache WHERE cache_key = ?').get(key) as
+    | { text: string; token_count: number; tier: SummaryTier; model: string; facts: string | null }
     | undefined;
   if (!row) return null;
   db.prepare('UPDATE summary_cache SET last_used = ?, use_count = use_count + 1 WHERE cache_key = ?').run(nextUse(db), key);
-  return { text: row.text, tokenCount: row.token_count, tier: row.tier, model: row.model };
+  return { text: row.text, tokenCount: row.token_count, tier: row.tier, model: row.model, facts: row.facts ? (JSON.parse(row.facts) as FactSet) : null };
 }
 
 /** Writes (or refreshes) an entry, then evicts the least recently used rows beyond `limit`. */
 export function cachePut(db: DB, key: string, entry: CachedSummary, limit: number = DEFAULT_CACHE_LIMIT): void {
   writeTransaction(db, () => {
     db.prepare(
-      `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count) VALUES (?,?,?,?,?,?,?,?,?)
+      `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count, facts) VALUES (?,?,?,?,?,?,?,?,?,?)
        ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used,
-         prompt_version = excluded.prompt_version, span_count = excluded.span_count`,
-    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null);
+         prompt_version = excluded.prompt_version, span_count = excluded.span_count, facts = excluded.facts`,
+    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null, entry.facts ? JSON.stringify(entry.facts) : null);
     const { n } = db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number };
     if (n > limit) {
       db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);

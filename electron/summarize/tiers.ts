@@ -136,7 +136,7 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     if (tier === 'fallback' && o.allowFallback === false) break;
     const key = keyOf(tier);
     const hit = cacheGet(o.db, key);
-    if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started };
+    if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started, ...(hit.facts ? { facts: hit.facts } : {}) };
   }
 
   let calls = 0;
@@ -173,9 +173,9 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     const text = result.text.trim();
     const key = keyOf(tier);
     const tokenCount = o.countTokens(text);
-    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
     // Facts describe the text as returned: kept only when the text was not trimmed.
     const facts = result.facts && text === result.text ? result.facts : undefined;
+    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
     return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
   }
 
@@ -186,6 +186,6 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
   const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
   const tokenCount = o.countTokens(text);
-  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
   return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
 }

@@ -118,8 +118,12 @@ describe('tier ladder', () => {
     expect(first.text.startsWith('[leaf summary of 2 items]')).toBe(true);
     await ladder(model);
     expect(model.calls).toHaveLength(2);
-    // The fallback row names the extractive rules that wrote it, not the model's prompt.
+    // The fallback row names the extractive rules that wrote it, not the model's prompt, and keeps its facts:
+    // a hit brings them back whole (mentions, actions), not read back from the text.
     expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 1 });
+    expect(first.facts?.facts.length).toBeGreaterThan(0);
+    const hit = await ladder(model);
+    expect(hit).toMatchObject({ cacheHit: true, facts: JSON.parse(JSON.stringify(first.facts)) as unknown });
   });
 
   it('the extractive summarizer stays on the normal tier for a real span', async () => {
