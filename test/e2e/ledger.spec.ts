@@ -65,7 +65,13 @@ test('the ledger in the DAG inspector and on the Timeline, summary search hits, 
   const fl = page.getByTestId('timeline-firing-ledger');
   await expect(fl).toBeVisible();
   await expect(fl).toContainText(`Firing at call ${firing.call}`);
-  await expect(page.getByTestId('timeline-firing-ledger-lost').locator('li').first()).toContainText(firing.ledger!.lost[0].text);
+  const firingKept = Object.values(firing.ledger!.retention).reduce((n, r) => n + r.kept, 0);
+  const firingTotal = Object.values(firing.ledger!.retention).reduce((n, r) => n + r.total, 0);
+  await expect(fl).toHaveAttribute('data-kept', String(firingKept));
+  await expect(fl).toHaveAttribute('data-total', String(firingTotal));
+  // With the fact-based summarizer dag's firing keeps every fact of turns 0-142 (test/node/firing-ledger.test.ts): "lost: nothing".
+  if (firing.ledger!.lost.length > 0) await expect(page.getByTestId('timeline-firing-ledger-lost').locator('li').first()).toContainText(firing.ledger!.lost[0].text);
+  else await expect(fl).toContainText('lost: nothing');
   await fl.scrollIntoViewIfNeeded();
   await snap(page, '51-ledger-timeline-firing');
   const src = tl.baselines.source.events[0];
@@ -74,6 +80,8 @@ test('the ledger in the DAG inspector and on the Timeline, summary search hits, 
   // Claude Code's summary of turns 0-206 keeps 41 of the 101 facts (test/node/summary-ledger.test.ts).
   await expect(sl).toHaveAttribute('data-kept', '41');
   await expect(sl).toHaveAttribute('data-total', '101');
+  // What it lost, most salient first: the test command it ran five times (its ledger's first lost fact).
+  await expect(page.getByTestId('timeline-source-ledger-lost').locator('li').first()).toContainText(src.ledger!.lost[0].text);
   await sl.scrollIntoViewIfNeeded();
   await snap(page, '52-ledger-timeline-source');
 
