@@ -69,54 +69,87 @@ export function summaryForLedger(db: DB, summaryId: number): { sessionId: number
   };
 }
 
+type Retention = Record<FactCategory, { kept: number; total: number }>;
+
 /**
- * Retention of every variant of a session in ONE statement (the variant table): for a
- * variant with a completed replay, summed over the ledgers of every summary its latest
- * replay wrote (each compaction measured against the span it replaced), else over its live
- * pass summaries as in `variantRetention`. Variants without a ledger are absent.
+ * The one rule for what a run kept (the variant table, sweeps): a REPLAY run, summed over
+ * its firings' ledgers (each firing's compacted turns — summarized, masked or dropped —
+ * against the whole context the model receives right after it; shared/replay/firing-ledger.ts),
+ * so masking, window and forgetting have a retention too; a PASS run, over its variant's live
+ * pass summaries (`variantRetention`). Two statements whatever the number of runs. Runs
+ * without any ledger are absent.
  */
-export function retentionBySession(db: DB, sessionId: number): Map<number, Record<FactCategory, { kept: number; total: number }>> {
-  const rows = db
-    .prepare(
-      `SELECT s.variant_id AS variant_id, f.ledger AS ledger
-       FROM summaries s JOIN summary_facts f ON f.summary_id = s.id JOIN variants v ON v.id = s.variant_id
-       LEFT JOIN runs lr ON lr.id = (SELECT MAX(r.id) FROM runs r WHERE r.variant_id = v.id AND r.kind = 'replay' AND r.status = 'completed')
-       WHERE v.session_id = ?
-         AND ((lr.id IS NOT NULL AND s.replay_run_id = lr.id) OR (lr.id IS NULL AND s.replay_run_id IS NULL AND s.compacted = 0))`,
-    )
-    .all(sessionId) as Array<{ variant_id: number; ledger: string }>;
-  const byVariant = new Map<number, Array<SummaryLedger['retention']>>();
-  for (const r of rows) {
-    const list = byVariant.get(r.variant_id) ?? [];
-    list.push((JSON.parse(r.ledger) as SummaryLedger).retention);
-    byVariant.set(r.variant_id, list);
+export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; variantId: number; kind: 'pass' | 'replay' }>): Map<number, Retention> {
+  const out = new Map<number, Retention>();
+  const replays = runs.filter((r) => r.kind === 'replay');
+  const passes = runs.filter((r) => r.kind === 'pass');
+  if (replays.length > 0) {
+    const rows = db
+      .prepare(`SELECT run_id, data FROM run_events WHERE kind = 'firing' AND run_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+      .all(JSON.stringify(replays.map((r) => r.runId))) as Array<{ run_id: number; data: string }>;
+    const byRun = new Map<number, Retention[]>();
+    for (const r of rows) {
+      const ledger = (JSON.parse(r.data) as { ledger?: SummaryLedger | null }).ledger;
+      if (!ledger) continue;
+      byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), ledger.retention]);
+    }
+    for (const [runId, list] of byRun) out.set(runId, sumRetention(list));
   }
-  return new Map([...byVariant].map(([id, list]) => [id, sumRetention(list)]));
+  if (passes.length > 0) {
+    const rows = db
+      .prepare(
+        `SELECT s.variant_id AS variant_id, f.ledger AS ledger FROM summaries s JOIN summary_facts f ON f.summary_id = s.id
+         WHERE s.variant_id IN (SELECT value FROM json_each(?)) AND s.replay_run_id IS NULL AND s.compacted = 0`,
+      )
+      .all(JSON.stringify([...new Set(passes.map((r) => r.variantId))])) as Array<{ variant_id: number; ledger: string }>;
+    const byVariant = new Map<number, Retention[]>();
+    for (const r of rows) byVariant.set(r.variant_id, [...(byVariant.get(r.variant_id) ?? []), (JSON.parse(r.ledger) as SummaryLedger).retention]);
+    for (const r of passes) {
+      const list = byVariant.get(r.variantId);
+      if (list) out.set(r.runId, sumRetention(list));
+    }
+  }
+  return out;
 }
 
 /**
- * Retention of every point of a sweep in ONE statement, measured on the run the point
- * reports: a replay run over every summary that replay wrote (as `retentionBySession` does for
- * a variant's latest replay); a pass run over the variant's live pass summaries (as
- * `variantRetention`). Points whose run left no ledger (a strategy that writes no summary)
- * are absent. Keyed by sweep_points.id.
+ * Retention of every variant of a session (the variant table): its latest completed replay
+ * when it has one, else its newest pass run, by `retentionOfRuns`. Variants without a ledger
+ * are absent. Keyed by variant id.
  */
-export function retentionBySweepPoint(db: DB, sweepId: number): Map<number, Record<FactCategory, { kept: number; total: number }>> {
-  const rows = db
+export function retentionBySession(db: DB, sessionId: number): Map<number, Retention> {
+  const runs = db
     .prepare(
-      `SELECT p.id AS point_id, f.ledger AS ledger
-       FROM sweep_points p JOIN runs r ON r.id = p.run_id
-       JOIN summaries s ON s.variant_id = p.variant_id
-         AND ((r.kind = 'replay' AND s.replay_run_id = r.id) OR (r.kind = 'pass' AND s.replay_run_id IS NULL AND s.compacted = 0))
-       JOIN summary_facts f ON f.summary_id = s.id
-       WHERE p.sweep_id = ?`,
+      `SELECT v.id AS variantId, COALESCE(
+          (SELECT MAX(r.id) FROM runs r WHERE r.variant_id = v.id AND r.kind = 'replay' AND r.status = 'completed'),
+          (SELECT MAX(r.id) FROM runs r WHERE r.variant_id = v.id AND r.kind = 'pass')) AS runId,
+        CASE WHEN EXISTS (SELECT 1 FROM runs r WHERE r.variant_id = v.id AND r.kind = 'replay' AND r.status = 'completed') THEN 'replay' ELSE 'pass' END AS kind
+       FROM variants v WHERE v.session_id = ?`,
     )
-    .all(sweepId) as Array<{ point_id: number; ledger: string }>;
-  const byPoint = new Map<number, Array<SummaryLedger['retention']>>();
-  for (const r of rows) {
-    const list = byPoint.get(r.point_id) ?? [];
-    list.push((JSON.parse(r.ledger) as SummaryLedger).retention);
-    byPoint.set(r.point_id, list);
+    .all(sessionId) as Array<{ variantId: number; runId: number | null; kind: 'pass' | 'replay' }>;
+  const withRun = runs.filter((r): r is { variantId: number; runId: number; kind: 'pass' | 'replay' } => r.runId !== null);
+  const byRun = retentionOfRuns(db, withRun);
+  const out = new Map<number, Retention>();
+  for (const r of withRun) {
+    const ret = byRun.get(r.runId);
+    if (ret) out.set(r.variantId, ret);
   }
-  return new Map([...byPoint].map(([id, list]) => [id, sumRetention(list)]));
+  return out;
+}
+
+/**
+ * Retention of every point of a sweep, measured on the run the point reports
+ * (`retentionOfRuns`). Points whose run left no ledger are absent. Keyed by sweep_points.id.
+ */
+export function retentionBySweepPoint(db: DB, sweepId: number): Map<number, Retention> {
+  const points = db
+    .prepare('SELECT p.id AS pointId, p.run_id AS runId, p.variant_id AS variantId, r.kind AS kind FROM sweep_points p JOIN runs r ON r.id = p.run_id WHERE p.sweep_id = ?')
+    .all(sweepId) as Array<{ pointId: number; runId: number; variantId: number; kind: 'pass' | 'replay' }>;
+  const byRun = retentionOfRuns(db, points);
+  const out = new Map<number, Retention>();
+  for (const p of points) {
+    const ret = byRun.get(p.runId);
+    if (ret) out.set(p.pointId, ret);
+  }
+  return out;
 }

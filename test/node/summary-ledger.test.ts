@@ -86,6 +86,16 @@ describe('the loss ledger stored with each summary', { timeout: 120_000 }, () =>
     expect(human).toContain('lost: `mix test test/spotter_web/live/project_review_live_test.exs` (ran 5×, ok after 4 failures)');
   });
 
+  it('a replayed variant\'s retention is the sum of its firings\' ledgers, so window (which writes no summary) has one too', async () => {
+    const r = await runReplay(t.db, { sessionId, strategy: 'window' });
+    const firings = r.timeline!.events.filter((e) => e.ledger);
+    // window drops turns at most calls once the session outgrows keepFirst + maxTurns: every such firing has a ledger.
+    expect(firings.length).toBeGreaterThan(10);
+    const row = listVariants(t.db, sessionId).find((v) => v.id === r.variantId)!;
+    expect(row.retention).toEqual(sumRetention(firings.map((e) => e.ledger!.retention)));
+    expect(Object.values(row.retention!).reduce((n, c) => n + c.total, 0)).toBeGreaterThan(0);
+  });
+
   it('deleting the session removes its replays, timelines and ledgers with it (last: it empties the store)', () => {
     const rowsOf = (table: string) => (t.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect([rowsOf('replay_timelines') > 0, rowsOf('summary_facts') > 0]).toEqual([true, true]);

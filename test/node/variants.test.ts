@@ -123,8 +123,9 @@ describe('variants the user owns', () => {
     } finally {
       db.prepare = original;
     }
-    // One for the rows and their run figures, one for every variant's retention (never one per variant).
-    expect(prepared).toBe(2);
+    // One for the rows and their run figures, three for every variant's retention (which run
+    // counts, its firings' ledgers, its live pass summaries' ledgers): never one per variant.
+    expect(prepared).toBe(4);
   });
 
   it('Save makes a named variant without a run; rename sets and clears names', async () => {
