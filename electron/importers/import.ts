@@ -7,10 +7,16 @@
  * transaction body: they differ only in how a file's bytes, first line and `.meta.json`
  * sidecar are read (`SourceFile`).
  *
- * - One transaction per call: any error (bad line 90,000 of the third file) leaves
- *   the database exactly as it was.
+ * - All or nothing: any error (bad line 90,000 of the third file) leaves the database
+ *   as it was. An import of up to IMPORT_CHUNK_TURNS turns is one write transaction; a
+ *   longer one commits every IMPORT_CHUNK_TURNS turns (so another writer, the window's
+ *   `saveVariant` or `setSettings`, gets the lock between chunks) with its sessions hidden
+ *   under the delete mark (electron/store/session-deletion.ts) until the last, small step
+ *   reveals them all at once; a failure or cancel deletes what was committed, and an import
+ *   that dies half-way is finished as a delete by the next start.
  * - Duplicates: the sha256 of the bytes is checked before parsing; content already in
- *   the store is reported with `duplicate: true`, not imported again.
+ *   the store is reported with `duplicate: true`, not imported again; content another import
+ *   is writing right now (hidden, its hash held) fails with "being imported", never twice.
  * - Claude Code subagent files given together with their session file (or found
  *   beside it on disk) become child sessions of it; Task calls and the compaction agent
  *   are then linked (claude-code-links.ts).
@@ -21,7 +27,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportReport } from '../../shared/contract.js';
-import { writeTransaction, type DB } from '../store/db.js';
+import { chunkedWriteTransaction, type DB } from '../store/db.js';
+import { abandonImportedSessions, hideImportingSessions, isHiddenSession, revealImportedSessions } from '../store/session-deletion.js';
 import { childSessions, findSessionByHash, getSession, sessionInfoOf } from '../store/sessions.js';
 import { DEFAULT_TOKENIZER, type TokenizerName } from '../tokenizer.js';
 import { ImportError } from './errors.js';
@@ -46,11 +53,16 @@ export interface ImportOptions {
   discoverSubagents?: boolean;
   /**
    * Progress: turns written so far and files begun, every 1,000 turns and at each file
-   * (electron/importers/writer.ts). It may throw to stop the import: the one transaction
-   * rolls back and the store is as it was (how the app cancels an import).
+   * (electron/importers/writer.ts). It may throw to stop the import: the open chunk rolls
+   * back, the committed ones are deleted, and the store is as it was (how the app cancels an import).
    */
   onProgress?: (p: { turns: number; files: number; totalFiles: number }) => void;
+  /** Turns per committed chunk (IMPORT_CHUNK_TURNS; tests make it smaller). */
+  chunkTurns?: number;
 }
+
+/** Turns written per write transaction of a long import: about a second of work, then the lock is free for a moment. */
+export const IMPORT_CHUNK_TURNS = 5_000;
 
 export type ImportedSessionInfo = ImportReport['sessions'][number];
 
@@ -66,11 +78,17 @@ function readOptions(opts: ImportOptions): ReadOptions {
   return { format: opts.format, maxRecordBytes: opts.maxRecordBytes };
 }
 
+/** A session to report (with its descendants) once the import is done: written now, or found as a duplicate. */
+interface Reported {
+  id: number;
+  duplicate: boolean;
+}
+
 /** Writes the sessions one source produced; the first carries the source hash, later ones a derived one. */
-function writeAll(writer: SessionWriter, db: DB, sessions: ImportedSession[], sourceFile: string, hash: string, out: ImportedSessionInfo[]): void {
+function writeAll(writer: SessionWriter, sessions: ImportedSession[], sourceFile: string, hash: string, out: Reported[]): void {
   sessions.forEach((session, i) => {
     const id = writer.write(session, { sourceFile, sourceHash: i === 0 ? hash : `${hash}#${i}`, parentSessionId: null });
-    reportTree(db, id, false, out);
+    out.push({ id, duplicate: false });
   });
 }
 
@@ -121,59 +139,88 @@ function isUnknownFormat(e: unknown): boolean {
   return e instanceof ImportError && /unknown format:/.test(e.message);
 }
 
-/** The transaction body shared by every entry point: dedupe, read, attach subagents, link, write. */
+/** The transaction body shared by every entry point: dedupe, read, attach subagents, link, write (in chunks), reveal. */
 function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptions): ImportReport {
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
-  const out: ImportedSessionInfo[] = [];
+  const chunkTurns = opts.chunkTurns ?? IMPORT_CHUNK_TURNS;
+  const reported: Reported[] = [];
   let files = 0;
   let turns = 0;
+  let committedTurns = 0;
   const progress = () => opts.onProgress?.({ turns, files, totalFiles: planned.length });
-  writeTransaction(db, () => {
-    const writer = new SessionWriter(db, tokenizer, new Date().toISOString(), (written) => {
-      turns = written;
-      progress();
-    });
-    for (const { file, children } of planned) {
-      files++;
-      progress();
-      const existing = findSessionByHash(db, file.facts.hash);
-      if (existing !== null) {
-        reportTree(db, existing, true, out);
-        continue;
-      }
-      let result: ReadResult;
-      try {
-        result = file.read(readOptions(opts));
-      } catch (e) {
-        // Detection fails before anything is read into the store: safe to skip.
-        if (file.optional && isUnknownFormat(e)) continue;
-        throw e;
-      }
-      const { format, sessions } = result;
-      if (format === 'claude-code' && sessions.length > 0) {
-        for (const child of children) {
-          const meta = child.agentMeta();
-          const description = typeof meta?.description === 'string' ? meta.description : undefined;
-          const [session] = child.read({ ...readOptions(opts), format: 'claude-code', titleHint: description }).sessions;
-          session.sourceFile = child.name;
-          session.sourceHash = child.facts.hash;
-          session.agentId ??= agentIdFromName(child.key);
-          if (meta) session.metadata = { ...session.metadata, agentMeta: meta };
-          (sessions[0].children ??= []).push(session);
+  /** Sessions whose rows a committed chunk holds: hidden until the end, deleted if the import fails. */
+  const hidden: number[] = [];
+  try {
+    return chunkedWriteTransaction(db, (commit) => {
+      const writer = new SessionWriter(db, tokenizer, new Date().toISOString(), (written) => {
+        turns = written;
+        progress();
+        // Inside a caller's transaction (commit null) the import is one savepoint of it.
+        if (commit === null || turns - committedTurns < chunkTurns) return;
+        // Every session begun so far is hidden before its first rows commit.
+        const fresh = writer.sessionIds.slice(hidden.length);
+        hideImportingSessions(db, fresh);
+        hidden.push(...fresh);
+        commit();
+        committedTurns = turns;
+      });
+      for (const { file, children } of planned) {
+        files++;
+        progress();
+        const existing = findSessionByHash(db, file.facts.hash);
+        if (existing !== null) {
+          // Hidden and not this import's own (a file given twice): another import is writing it.
+          if (isHiddenSession(db, existing) && !writer.sessionIds.includes(existing)) throw new ImportError(file.name, 'this file is being imported right now (or an interrupted import of it is being cleaned up): try again once that has finished');
+          reported.push({ id: existing, duplicate: true });
+          continue;
         }
-        for (const s of sessions) linkClaudeCodeChildren(s);
-        writeAll(writer, db, sessions, file.name, file.facts.hash, out);
-        continue;
+        let result: ReadResult;
+        try {
+          result = file.read(readOptions(opts));
+        } catch (e) {
+          // Detection fails before anything is read into the store: safe to skip.
+          if (file.optional && isUnknownFormat(e)) continue;
+          throw e;
+        }
+        const { format, sessions } = result;
+        if (format === 'claude-code' && sessions.length > 0) {
+          for (const child of children) {
+            const meta = child.agentMeta();
+            const description = typeof meta?.description === 'string' ? meta.description : undefined;
+            const [session] = child.read({ ...readOptions(opts), format: 'claude-code', titleHint: description }).sessions;
+            session.sourceFile = child.name;
+            session.sourceHash = child.facts.hash;
+            session.agentId ??= agentIdFromName(child.key);
+            if (meta) session.metadata = { ...session.metadata, agentMeta: meta };
+            (sessions[0].children ??= []).push(session);
+          }
+          for (const s of sessions) linkClaudeCodeChildren(s);
+          writeAll(writer, sessions, file.name, file.facts.hash, reported);
+          continue;
+        }
+        writeAll(writer, sessions, file.name, file.facts.hash, reported);
+        // Not a Claude Code session: its "subagent" files are imported on their own.
+        for (const child of children) {
+          if (findSessionByHash(db, child.facts.hash) !== null) continue;
+          writeAll(writer, child.read(readOptions(opts)).sessions, child.name, child.facts.hash, reported);
+        }
       }
-      writeAll(writer, db, sessions, file.name, file.facts.hash, out);
-      // Not a Claude Code session: its "subagent" files are imported on their own.
-      for (const child of children) {
-        if (findSessionByHash(db, child.facts.hash) !== null) continue;
-        writeAll(writer, db, child.read(readOptions(opts)).sessions, child.name, child.facts.hash, out);
+      // The last, small step: everything appears at once.
+      revealImportedSessions(db, hidden);
+      const out: ImportedSessionInfo[] = [];
+      for (const r of reported) reportTree(db, r.id, r.duplicate, out);
+      return { sessions: out };
+    });
+  } catch (e) {
+    if (hidden.length > 0) {
+      try {
+        abandonImportedSessions(db, hidden);
+      } catch {
+        // Still marked: whoever opens the store next finishes the delete (studio-service.ts).
       }
     }
-  });
-  return { sessions: out };
+    throw e;
+  }
 }
 
 function diskSource(p: string, optional: boolean): SourceFile {
@@ -211,7 +258,7 @@ function expandPaths(paths: readonly string[]): Array<{ path: string; optional: 
 }
 
 /**
- * Imports files and folders from disk in one transaction. Returns every session written or
+ * Imports files and folders from disk, all or nothing (writePlanned). Returns every session written or
  * found as a duplicate (parents before their children), in the order of `paths`.
  */
 export function importFiles(db: DB, paths: readonly string[], opts: ImportOptions = {}): ImportReport {
@@ -229,8 +276,8 @@ export interface TextFile {
 }
 
 /**
- * Imports several files handed over in memory (a multi-file pick, a dropped folder) in one
- * transaction, linking subagent files to their session file exactly as `importFiles` does
+ * Imports several files handed over in memory (a multi-file pick, a dropped folder), all
+ * or nothing, linking subagent files to their session file exactly as `importFiles` does
  * for paths: `fileName`s are relative paths, `.meta.json` sidecars are read, not imported.
  */
 export function importTexts(db: DB, files: readonly TextFile[], opts: ImportOptions = {}): ImportReport {

@@ -2,7 +2,7 @@
  * Writes importer output into the store: one session row, its turns (blocks JSON,
  * plain text, char and token counts), tool cycles, external compactions and the model
  * calls the source reported usage for (one per assistant turn that carries it). Called
- * inside the import's single transaction; the statements (electron/store/session-writes.ts)
+ * inside the import's transaction (committed in chunks of IMPORT_CHUNK_TURNS, import.ts); the statements (electron/store/session-writes.ts)
  * are prepared once per import.
  *
  * Performance: each turn's blocks are serialised once and each block's text is
@@ -29,6 +29,8 @@ export const PROGRESS_EVERY_TURNS = 1000;
 export class SessionWriter {
   private readonly rows: SessionWrites;
   private turnsWritten = 0;
+  /** Every session row this writer inserted, parents before their children (a chunked import hides them until it is done). */
+  readonly sessionIds: number[] = [];
 
   /**
    * `onTurns` is told the turns written so far every PROGRESS_EVERY_TURNS turns; it may
@@ -55,6 +57,7 @@ export class SessionWriter {
       agentId: session.agentId ?? null,
       tokenizer: this.tokenizer,
     });
+    this.sessionIds.push(sessionId);
     const lastUse = new Map<string, { position: number; name: string }>();
     let position = 0;
     let tokenTotal = 0;

@@ -1,6 +1,7 @@
 /**
  * One task as the worker runs it (the seam between the worker protocol and the store, as
- * pass-job.ts is for passes): an import (electron/importers/import.ts, one transaction) or
+ * pass-job.ts is for passes): an import (electron/importers/import.ts, committed in chunks
+ * under a hidden mark) or
  * the batches of a delete (electron/store/session-deletion.ts).
  */
 import fs from 'node:fs';
@@ -53,7 +54,7 @@ export function runTaskJob(db: DB, task: TaskJob, hooks: TaskJobHooks): unknown 
         format: format ?? task.format,
         tokenizer: task.tokenizer,
         onProgress: ({ turns, files, totalFiles }) => {
-          // Thrown inside the import's one transaction: it rolls back, nothing is half-written.
+          // Thrown inside the import's open chunk: it rolls back and the committed chunks are deleted, nothing is left.
           if (hooks.cancelled()) throw new StudioError('cancelled', 'import cancelled: nothing was imported');
           hooks.onProgress({ done: turns, total: 0, message: `${plural(turns, 'turn')}${totalFiles > 1 ? ` · file ${files} of ${totalFiles}` : ''}` });
         },

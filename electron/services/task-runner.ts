@@ -5,8 +5,8 @@
  * the browser-mode server) keeps answering while a million-turn import or a large delete
  * runs; progress crosses back as `job-progress` StudioEvents, the end as `job-finished`.
  *
- * Cancel sets a flag in shared memory that the job reads between turns (an import: its one
- * transaction rolls back) and between batches (a delete: the rest stays marked and the
+ * Cancel sets a flag in shared memory that the job reads between turns (an import: its open
+ * chunk rolls back and its committed chunks are deleted) and between batches (a delete: the rest stays marked and the
  * next start finishes it); a worker that does not stop in time is terminated.
  */
 import crypto from 'node:crypto';
@@ -152,7 +152,7 @@ export class TaskRunner {
     return this.deletes.then(() => undefined);
   }
 
-  /** Stops every job (an import rolls back, a delete resumes at the next start) and waits for the workers. */
+  /** Stops every job (an import is undone, or finished as a delete at the next start; a delete resumes then) and waits for the workers. */
   async stopAll(graceMs = 3_000): Promise<void> {
     this.stopped = true;
     const all = [...this.running];

@@ -77,9 +77,14 @@ function isBusy(e: unknown): boolean {
 export function writeTransaction<T>(db: DB, fn: () => T): T {
   const tx = db.transaction(fn);
   if (db.inTransaction) return tx();
+  return withWriteWait(db, () => tx.immediate());
+}
+
+/** Runs `begin` (which takes the write lock) under writeTransaction's waiting rule: quiet first, then said and long. */
+function withWriteWait<T>(db: DB, begin: () => T): T {
   db.pragma(`busy_timeout = ${QUIET_WAIT_MS}`);
   try {
-    return tx.immediate();
+    return begin();
   } catch (e) {
     if (!isBusy(e)) throw e;
   } finally {
@@ -88,9 +93,45 @@ export function writeTransaction<T>(db: DB, fn: () => T): T {
   writeWaitListeners.get(db)?.(`waiting for another process that is writing to ${db.name} (up to ${WRITE_WAIT_MS / 1000} s)…`);
   db.pragma(`busy_timeout = ${WRITE_WAIT_MS}`);
   try {
-    return tx.immediate();
+    return begin();
   } finally {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/** How long a chunked write leaves the lock free between two chunks: a waiting writer's busy handler retries within it. */
+export const CHUNK_PAUSE_MS = 25;
+
+/** Sleeps without returning to the event loop (the import's worker has nothing else to do meanwhile). */
+function pause(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * A write transaction that `fn` may commit part-way: `commit()` commits what was written so
+ * far, leaves the lock free for `pauseMs` (so a writer waiting in another connection gets it)
+ * and begins again, IMMEDIATE, under writeTransaction's waiting rule. A throw rolls back only
+ * what was written since the last `commit()`: the caller must make earlier chunks invisible
+ * until it is done and undo them on failure (the import does both with a hidden mark,
+ * electron/importers/import.ts). Never call `commit()` inside a nested writeTransaction.
+ * Called inside another transaction (the demo's first start), it cannot commit: `commit` is
+ * null and `fn` is one savepoint of the outer transaction.
+ */
+export function chunkedWriteTransaction<T>(db: DB, fn: (commit: (() => void) | null) => T, pauseMs: number = CHUNK_PAUSE_MS): T {
+  if (db.inTransaction) return writeTransaction(db, () => fn(null));
+  const begin = () => withWriteWait(db, () => db.exec('BEGIN IMMEDIATE'));
+  begin();
+  try {
+    const result = fn(() => {
+      db.exec('COMMIT');
+      pause(pauseMs);
+      begin();
+    });
+    db.exec('COMMIT');
+    return result;
+  } catch (e) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw e;
   }
 }
 

@@ -126,3 +126,48 @@ export function finishDeletions(db: DB, ids: readonly number[], between: (rowsSo
   }
   return rows;
 }
+
+/*
+ * An import committed in chunks (electron/importers/import.ts) uses the same mark: its
+ * sessions are registered in `session_deletions` before the first chunk commits, so they are
+ * hidden from every listing, `getSession` and search until the last chunk, and an import that
+ * dies half-way is a marked session that the next start finishes like an interrupted delete.
+ * Unlike a delete, the mark keeps the source hash as it is: a second import of the same file
+ * meanwhile finds it (`isHiddenSession`) instead of writing a duplicate.
+ */
+
+/** Hides sessions an import has begun writing (inside the import's open transaction). */
+export function hideImportingSessions(db: DB, ids: readonly number[]): void {
+  const mark = db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)');
+  for (const id of ids) mark.run(id);
+}
+
+/** The import's last step: its sessions appear, all at once (inside its last transaction). */
+export function revealImportedSessions(db: DB, ids: readonly number[]): void {
+  const unmark = db.prepare('DELETE FROM session_deletions WHERE session_id = ?');
+  const exists = db.prepare('SELECT 1 FROM sessions WHERE id = ?');
+  for (const id of ids) {
+    // Removed meanwhile (another process finished "pending deletions"): the import must not claim it.
+    if (!exists.get(id)) throw new Error(`session ${id} of this import was removed while it was being written`);
+    unmark.run(id);
+  }
+}
+
+/** True when the session exists but is marked: being deleted, or being imported. */
+export function isHiddenSession(db: DB, id: number): boolean {
+  return db.prepare('SELECT 1 FROM session_deletions WHERE session_id = ?').get(id) !== undefined;
+}
+
+/**
+ * Undoes the committed chunks of a failed or cancelled import: frees the hashes (so the file
+ * can be imported again at once) and deletes the sessions batch by batch. `ids` parents first,
+ * as the import wrote them. If this is interrupted too, the marks stay and the next start finishes it.
+ */
+export function abandonImportedSessions(db: DB, ids: readonly number[]): void {
+  const children = [...ids].reverse();
+  writeTransaction(db, () => {
+    const freeHash = db.prepare(`UPDATE sessions SET source_hash = 'deleting:' || id || ':' || source_hash WHERE id = ? AND source_hash NOT LIKE 'deleting:%' AND id IN (SELECT session_id FROM session_deletions)`);
+    for (const id of children) freeHash.run(id);
+  });
+  finishDeletions(db, children);
+}
