@@ -1,7 +1,8 @@
 /**
  * Imports and deletes run in the worker (electron/services/task-runner.ts), never on the
  * thread that answers the window: another call is answered while a large import runs, a
- * cancelled import writes nothing, a delete hides the session at once and removes its rows
+ * main-thread write gets the lock between the chunks of a long import (whose session stays
+ * hidden until complete), a cancelled import writes nothing, a delete hides the session at once and removes its rows
  * batch by batch (FTS, summaries, model calls, child sessions), an interrupted delete is
  * finished by the next start, and browser-mode uploads stream to a temp file with one
  * limit named in the 413. No timing thresholds: latency figures are in `npm run bench -- --only responsive`.
@@ -13,13 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport, StudioEvent } from '../../shared/contract.js';
 import { writeTranscript } from '../../bench/import.js';
 import { runCompaction } from '../../electron/engine/engine.js';
-import { importFiles, importTexts } from '../../electron/importers/import.js';
+import { IMPORT_CHUNK_TURNS, importFiles, importTexts } from '../../electron/importers/import.js';
 import { startServer, type RunningServer } from '../../electron/server/http-server.js';
 import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService, type StudioService } from '../../electron/services/studio-service.js';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { deleteSessionBatch, finishDeletions, markSessionForDeletion, rowsToDelete } from '../../electron/store/session-deletion.js';
 import { listSessions } from '../../electron/store/sessions.js';
+import { turnsDump } from '../helpers/fixture-sessions.js';
 import { tempDb, tempDir, type TempDir } from '../helpers/temp-db.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -55,6 +57,16 @@ function rowsOf(db: DB, ids: readonly number[]): Record<string, number> {
     summaries: count(db, `SELECT COUNT(*) FROM summaries WHERE variant_id IN (SELECT id FROM variants WHERE session_id IN (${list}))`),
     marks: count(db, `SELECT COUNT(*) FROM session_deletions WHERE session_id IN (${list})`),
   };
+}
+
+/**
+ * One session's turns as turnsDump (test/helpers/fixture-sessions.ts) prints them, in id order;
+ * `renumber`: its ids and session id as a fresh store holding only it would give them (1..n, 1).
+ */
+function sessionTurnsDump(db: DB, sessionId: number, renumber = true): string {
+  const rows = db.prepare('SELECT * FROM turns WHERE session_id = ? ORDER BY id').all(sessionId) as Array<{ id: number; session_id: number }>;
+  const first = rows[0]?.id ?? 0;
+  return JSON.stringify(renumber ? rows.map((r) => ({ ...r, id: r.id - first + 1, session_id: 1 })) : rows);
 }
 
 /** Table totals (what a cancelled import must leave unchanged). */
@@ -113,6 +125,18 @@ describe('imports and deletes through the service', () => {
   const events: StudioEvent[] = [];
   let bigFile: string;
   let smallFile: string;
+  let midFile: string;
+
+  /** Resolves once job `jobId` has told progress of at least `turns` turns. */
+  const progressPast = (jobId: string, turns: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const off = service.onEvent((e) => {
+        if (e.type === 'job-progress' && e.jobId === jobId && e.done >= turns) {
+          off();
+          resolve();
+        }
+      });
+    });
 
   beforeAll(async () => {
     tmp = tempDir('cs-worker-jobs-');
@@ -120,6 +144,8 @@ describe('imports and deletes through the service', () => {
     smallFile = path.join(tmp.dir, 'small.jsonl');
     writeTranscript(bigFile, 200_000);
     writeTranscript(smallFile, 5_000, 7);
+    midFile = path.join(tmp.dir, 'mid.jsonl');
+    writeTranscript(midFile, 100_000, 11);
     service = await createStudioService({ dbPath: tmp.dbPath, resourcesDir: path.join(tmp.dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
     service.onEvent((e) => events.push(e));
   }, 120_000);
@@ -129,31 +155,70 @@ describe('imports and deletes through the service', () => {
     tmp.cleanup();
   });
 
-  it('answers listSessions while a 200,000-turn import runs in the worker; cancelling it writes nothing', async () => {
+  it('answers listSessions while a 200,000-turn import runs in the worker; cancelled after a chunk was committed, it leaves nothing', async () => {
     const before = totals(service.db);
-    const writing = new Promise<void>((resolve) => {
-      const off = service.onEvent((e) => {
-        if (e.type === 'job-progress' && e.jobId === 'big' && e.done > 0) {
-          off();
-          resolve();
-        }
-      });
-    });
+    const pastFirstChunk = progressPast('big', IMPORT_CHUNK_TURNS + 1000);
     let settled = false;
     const importing = service.api.importPaths({ paths: [bigFile], jobId: 'big' }).finally(() => (settled = true));
     importing.catch(() => undefined);
-    // The worker has written its first 1,000 turns inside the import's transaction...
-    await writing;
-    // ...and this thread answers meanwhile, without the uncommitted session.
+    // The worker has committed its first chunk of 5,000 turns (the next progress comes after the commit)...
+    await pastFirstChunk;
+    expect(count(service.db, `SELECT COUNT(*) FROM turns WHERE session_id IN (SELECT id FROM sessions WHERE source_file = 'big.jsonl')`)).toBeGreaterThanOrEqual(IMPORT_CHUNK_TURNS);
+    // ...and this thread answers meanwhile, without the half-imported (hidden) session.
     const listed = await service.api.listSessions({});
     expect(settled).toBe(false);
     expect(listed.map((s) => s.sourceFile)).not.toContain('big.jsonl');
     expect(await service.api.cancelJob({ jobId: 'big' })).toEqual({ cancelled: true });
     await expect(importing).rejects.toMatchObject({ code: 'cancelled' });
+    // The committed chunks were deleted again before the worker said it was cancelled.
     expect(totals(service.db)).toEqual(before);
+    expect(count(service.db, 'SELECT COUNT(*) FROM session_deletions')).toBe(0);
     expect(events.filter((e) => e.type === 'job-finished' && e.jobId === 'big')).toEqual([{ type: 'job-finished', jobId: 'big', kind: 'import', status: 'cancelled', error: null }]);
     expect(await service.api.cancelJob({ jobId: 'big' })).toEqual({ cancelled: false });
   }, 120_000);
+
+  it('lets main-thread writes in between the chunks of a long import, refuses a second import of the same file meanwhile, and shows the session only once complete, row for row as one transaction writes it', async () => {
+    const other = (await service.api.importPaths({ paths: [SMALLEST] })).sessions[0];
+    const pastFirstChunk = progressPast('mid', IMPORT_CHUNK_TURNS + 1000);
+    let settled = false;
+    const importing = service.api.importPaths({ paths: [midFile], jobId: 'mid' }).finally(() => (settled = true));
+    await pastFirstChunk;
+    const midId = count(service.db, `SELECT id FROM sessions WHERE source_file = 'mid.jsonl'`);
+    /** The import has not revealed its session yet (its last step): still marked, so hidden. */
+    const stillImporting = () => count(service.db, `SELECT COUNT(*) FROM session_deletions WHERE session_id = ${midId}`) === 1;
+    expect(stillImporting()).toBe(true);
+    // The session is hidden meanwhile: not listed, not found by getSession.
+    expect((await service.api.listSessions({})).map((s) => s.sourceFile)).not.toContain('mid.jsonl');
+    await expect(service.api.getSession({ sessionId: midId })).rejects.toMatchObject({ code: 'not_found' });
+    // Writes of the main thread, each of which needs the write lock the import's worker holds
+    // while it writes a chunk: they get it between two chunks, before the import's last step.
+    const variant = await service.api.saveVariant({ sessionId: other.id, strategy: 'window', params: {} });
+    expect(stillImporting()).toBe(true);
+    expect((await service.api.renameVariant({ variantId: variant.id, name: 'between chunks' })).name).toBe('between chunks');
+    expect((await service.api.setSettings({ concurrency: 3 })).concurrency).toBe(3);
+    expect(stillImporting()).toBe(true);
+    // The same file again while it is being written: refused, never a duplicate.
+    const again = service.api.importPaths({ paths: [midFile], jobId: 'mid-again' });
+    await expect(again).rejects.toMatchObject({ code: 'import_error', message: 'mid.jsonl: this file is being imported right now (or an interrupted import of it is being cleaned up): try again once that has finished' });
+    expect(settled).toBe(false);
+
+    const report = await importing;
+    expect(report.sessions.map((s) => [s.id, s.sourceFile, s.turns, s.duplicate])).toEqual([[midId, 'mid.jsonl', 100_000, false]]);
+    expect((await service.api.listSessions({})).filter((s) => s.sourceFile === 'mid.jsonl').map((s) => s.id)).toEqual([midId]);
+    expect(count(service.db, 'SELECT COUNT(*) FROM session_deletions')).toBe(0);
+    // Now a duplicate, as any finished import.
+    expect((await service.api.importPaths({ paths: [midFile] })).sessions.map((s) => [s.id, s.duplicate])).toEqual([[midId, true]]);
+    // Row for row what one transaction writes (the same file in a fresh store, one chunk: ids and session ids renumbered).
+    const one = tempDb('cs-one-transaction-');
+    try {
+      const oneId = importFiles(one.db, [midFile], { chunkTurns: Number.POSITIVE_INFINITY }).sessions[0].id;
+      expect(count(one.db, 'SELECT COUNT(*) FROM turns')).toBe(100_000);
+      expect(sessionTurnsDump(service.db, midId)).toBe(sessionTurnsDump(one.db, oneId));
+      expect(turnsDump(one.db)).toBe(sessionTurnsDump(one.db, oneId, false));
+    } finally {
+      one.cleanup();
+    }
+  }, 300_000);
 
   it('imports in the worker with a progress event per 1,000 turns', async () => {
     const report = await service.api.importPaths({ paths: [smallFile], jobId: 'small' });
