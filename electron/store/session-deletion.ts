@@ -15,6 +15,7 @@
  * marked: `pendingDeletions` lists it and whoever opens the store next finishes it.
  */
 import { writeTransaction, type DB } from './db.js';
+import { currentOwner, ownerAlive } from './run-owner.js';
 
 /** Rows per batch: about 10–40 ms of work on this machine, turns with FTS being the slowest. */
 export const DELETE_BATCH_ROWS = 2_000;
@@ -35,7 +36,7 @@ export function markSessionForDeletion(db: DB, id: number): number[] | null {
       )
       .pluck()
       .all(id) as number[];
-    const mark = db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)');
+    const mark = markStatement(db);
     // The unique index on source_hash would refuse a re-import of the same file while this one is going.
     const freeHash = db.prepare(`UPDATE sessions SET source_hash = 'deleting:' || id || ':' || source_hash WHERE id = ? AND source_hash NOT LIKE 'deleting:%'`);
     for (const sid of ids) {
@@ -46,9 +47,24 @@ export function markSessionForDeletion(db: DB, id: number): number[] | null {
   });
 }
 
-/** Sessions marked for deletion and not yet gone, children before parents (they were inserted after them). */
+/** A mark stamped with this process as its owner (migration 13). */
+function markStatement(db: DB): { run(id: number): unknown } {
+  const me = currentOwner();
+  const stmt = db.prepare('INSERT OR IGNORE INTO session_deletions(session_id, owner_pid, owner_host, owner_start) VALUES (?, ?, ?, ?)');
+  return { run: (id: number) => stmt.run(id, me.pid, me.host, me.start) };
+}
+
+/**
+ * Sessions marked and not yet gone whose marking process is gone (a delete or a chunked
+ * import it never finished), children before parents (they were inserted after them). A
+ * mark whose owner still runs — a CLI import between two chunks, a delete under way in
+ * another process — is left to it.
+ */
 export function pendingDeletions(db: DB): number[] {
-  return db.prepare('SELECT d.session_id FROM session_deletions d JOIN sessions s ON s.id = d.session_id ORDER BY d.session_id DESC').pluck().all() as number[];
+  const rows = db
+    .prepare('SELECT d.session_id, d.owner_pid, d.owner_host, d.owner_start FROM session_deletions d JOIN sessions s ON s.id = d.session_id ORDER BY d.session_id DESC')
+    .all() as Array<{ session_id: number; owner_pid: number | null; owner_host: string | null; owner_start: string | null }>;
+  return rows.filter((r) => !ownerAlive({ ...r, heartbeat_at: null })).map((r) => r.session_id);
 }
 
 /**
@@ -138,7 +154,7 @@ export function finishDeletions(db: DB, ids: readonly number[], between: (rowsSo
 
 /** Hides sessions an import has begun writing (inside the import's open transaction). */
 export function hideImportingSessions(db: DB, ids: readonly number[]): void {
-  const mark = db.prepare('INSERT OR IGNORE INTO session_deletions(session_id) VALUES (?)');
+  const mark = markStatement(db);
   for (const id of ids) mark.run(id);
 }
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../electron/store/db.js';
 import { claimPassRun, currentOwner, FOREIGN_HOST_STALE_MS, ownerAlive, reapDeadRuns } from '../../electron/store/run-owner.js';
 import { startRun } from '../../electron/store/variants.js';
+import { pendingDeletions } from '../../electron/store/session-deletion.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { resolveVariantFor } from '../../electron/engine/engine.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
@@ -155,6 +156,26 @@ describe('reapDeadRuns and ownerAlive', () => {
       expect([mine, foreignFresh].map(status)).toEqual(['running', 'running']);
       // This process's own running pass does not block it (its runner orders them); a foreign live one does.
       expect(() => claimPassRun(db, 1, () => startRun(db, v.id, {}))).toThrow(/has a compaction running in process 123 on another-host/);
+    } finally {
+      db.close();
+      t.cleanup();
+    }
+  });
+
+  it('pending deletions are the hiding marks of gone processes only: a live importer between chunks is left alone', () => {
+    const t = tempDir('cs-owner-marks-');
+    const db = openDatabase(t.dbPath);
+    try {
+      importFiles(db, [TAU, SPOTTER], { discoverSubagents: false });
+      const me = currentOwner();
+      const mark = db.prepare('INSERT INTO session_deletions(session_id, owner_pid, owner_host, owner_start) VALUES (?, ?, ?, ?)');
+      // Session 1 hidden by a live process (the parent of this test: a CLI between two chunks), session 2 by a dead one.
+      mark.run(1, process.ppid, me.host, null);
+      mark.run(2, 4_194_999, me.host, '1');
+      expect(pendingDeletions(db)).toEqual([2]);
+      // A mark from before migration 13 (no owner) is pending, as before.
+      db.prepare('UPDATE session_deletions SET owner_pid = NULL, owner_host = NULL WHERE session_id = 1').run();
+      expect(pendingDeletions(db)).toEqual([2, 1]);
     } finally {
       db.close();
       t.cleanup();
