@@ -258,7 +258,7 @@ describe('an interrupted delete', () => {
       expect(deleteSessionBatch(db, id, 100)).toEqual({ rows: 100, finished: false });
       expect(rowsOf(db, [id]).turns).toBeGreaterThan(0);
       // The marking process is gone (a pid above Linux's pid_max): its mark is pending (migration 13 records owners).
-      db.prepare('UPDATE session_deletions SET owner_pid = 4194999 WHERE session_id = ?').run(id);
+      db.prepare('UPDATE session_deletions SET owner_pid = 4194999').run();
       db.close();
 
       const service = await createStudioService({ dbPath: tmp.dbPath, resourcesDir: path.join(tmp.dir, 'none'), secrets: memorySecretStore({}), importDemo: false });
