@@ -17,7 +17,7 @@ import type { ParamSpec } from './params.js';
 import { buildSpanIndex, countBelow, type SpanIndex } from './spans.js';
 import type { StrategyRules } from './strategy.js';
 import { maskedCandidates } from '../replay/candidates.js';
-import type { Plan, PlanInput, PlanSpan } from './types.js';
+import { isOnlyField, type Plan, type PlanInput, type PlanSpan } from './types.js';
 import type { ContentBlock, Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText, pairToolCycles, turnMetasOf } from '../model/turn.js';
 
@@ -200,7 +200,7 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
       if (m.count === 0) return null;
       const target = m.count * MASK_PLACEHOLDER_TOKENS;
       const tokensAfter = ix.totalTokens - m.tokens + Math.min(m.tokens, target);
-      return { state: { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
+      return { state: isOnlyField(state, 'maskBoundary') ? { maskBoundary: boundary } : { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
     },
     describeStep: (_session, _end, { state, visibleTokens, facts = {} }) => {
       const f = facts as Record<'count' | 'tokens' | 'target' | 'maskWindow', number>;
