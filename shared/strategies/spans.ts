@@ -58,6 +58,10 @@ export interface CycleIndex {
   readonly callFirstResult: Int32Array;
   /** callFirstResult sorted ascending: how many calls are answered before a position. */
   readonly firstResultsSorted: Int32Array;
+  /** [p] = calls answered before p (= countBelow(firstResultsSorted, p)), in O(1). */
+  readonly answeredCountPrefix: Int32Array;
+  /** [p] = calls at positions < p (= countBelow(callPos, p)), in O(1). */
+  readonly callCountPrefix: Int32Array;
   /** Prefix sums over result turns ([i] covers positions [0, i)). */
   readonly resultCountPrefix: Int32Array;
   readonly resultTokenPrefix: Float64Array;
@@ -97,7 +101,18 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
     }
   }
   const firstResultsSorted = callFirstResult.slice().sort();
-  return { callPos, callFirstResult, firstResultsSorted, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
+  // Counts per position, then prefix sums: a masking step asks both counts before every tool cycle.
+  const answeredCountPrefix = new Int32Array(n + 1);
+  const callCountPrefix = new Int32Array(n + 1);
+  for (let k = 0; k < calls; k++) {
+    answeredCountPrefix[callFirstResult[k] + 1]++;
+    callCountPrefix[callPos[k] + 1]++;
+  }
+  for (let p = 0; p < n; p++) {
+    answeredCountPrefix[p + 1] += answeredCountPrefix[p];
+    callCountPrefix[p + 1] += callCountPrefix[p];
+  }
+  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
 }
 
 /** The number of values in a sorted array that are < x (binary search). */
