@@ -42,6 +42,8 @@ export interface SpanIndex {
   readonly safeAtOrBefore: Int32Array;
   /** [b] = the smallest tool-cycle-safe cut >= b. */
   readonly safeAtOrAfter: Int32Array;
+  /** [k] = position of the k-th (0-based) conversation turn of the session the index was built over (built on first access). */
+  readonly convPositions: Int32Array;
   /** Tool calls and results of the whole session the index was built over (built on first access; masking reads it). */
   readonly cycles: CycleIndex;
 }
@@ -191,6 +193,9 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
     get cycles() {
       return full.cycles;
     },
+    get convPositions() {
+      return full.convPositions;
+    },
   };
   views.set(prefix, { full, view });
   built.set(prefix, view);
@@ -240,6 +245,7 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   let tokenPrefix: Float64Array | null = null;
   let charPrefix: Float64Array | null = null;
   let cycles: CycleIndex | null = null;
+  let convPositions: Int32Array | null = null;
   return {
     count: n,
     totalTokens,
@@ -252,6 +258,13 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
     },
     get cycles() {
       return (cycles ??= computeCycleIndex(turns));
+    },
+    get convPositions() {
+      if (!convPositions) {
+        convPositions = new Int32Array(convCountPrefix[n]);
+        for (let i = 0; i < n; i++) if (convCountPrefix[i + 1] > convCountPrefix[i]) convPositions[convCountPrefix[i]] = i;
+      }
+      return convPositions;
     },
     convTokenPrefix,
     convCharPrefix,
@@ -305,7 +318,8 @@ export function convCountIn(ix: SpanIndex, from: number, to: number): number {
 
 /**
  * Position of the k-th (0-based) conversation turn; `count` when there are not that many.
- * Binary search over convCountPrefix. Used by rolling (its pointer counts non-system
+ * O(1) on the session's table of conversation-turn positions (a binary search over
+ * convCountPrefix for a fractional k). Used by rolling (its pointer counts non-system
  * turns) and by window/forgetting (which count messages, not system prompts).
  */
 export function positionOfConvTurn(ix: SpanIndex, k: number): number {
@@ -315,6 +329,8 @@ export function positionOfConvTurn(ix: SpanIndex, k: number): number {
   const count = ix.count;
   const convCountPrefix = ix.convCountPrefix;
   if (k >= convCountPrefix[count]) return count;
+  // An integer k: the session's own table (the k-th conversation turn of a prefix is the session's).
+  if ((k | 0) === k) return ix.convPositions[k];
   // smallest p with convCountPrefix[p + 1] > k
   let lo = 0;
   let hi = count - 1;
