@@ -415,11 +415,10 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   };
 
   /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
-  const record = (k: number, end: number, changedAt: number) => {
+  const record = (k: number, end: number, changedAt: number, contextTokens = contextAt(k, end)) => {
     const call = calls[k];
     const fired = changedAt < Infinity;
     const viewTokens = viewAt(end);
-    const contextTokens = contextAt(k, end);
     out.position[k] = end;
     out.transcriptTokens[k] = tokenPrefix[end];
     out.viewTokens[k] = viewTokens;
@@ -445,7 +444,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       if (pending && k >= pending.due) return k;
       const end = calls[k].position;
-      if (!mayFireAt(k, end)) record(k, end, Infinity);
+      // Nothing fired: the context mayFireAt measured is the call's (no state changed since).
+      if (!mayFireAt(k, end)) record(k, end, Infinity, measure.contextTokens);
       else if (step) record(k, end, stepAt(k, end, step));
       else return k;
     }

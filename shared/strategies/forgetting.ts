@@ -21,7 +21,7 @@ import type { ParamSpec } from './params.js';
 import { ParamError } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { droppedCandidates } from '../replay/candidates.js';
-import type { Plan, PlanInput, PlanSpan } from './types.js';
+import { isOnlyField, type Plan, type PlanInput, type PlanSpan } from './types.js';
 import { buildSpanIndex, convCountIn, convCountInRanges, convTokensInRanges, mergeIntervals, positionInView, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
 
@@ -150,7 +150,7 @@ export const forgettingStrategy: StrategyRules<ForgettingParams> = {
       const droppedRanges = droppedRangesAfter(plan, state.droppedRanges ?? []);
       const visibleTokens = ix.totalTokens - convTokensInRanges(ix, droppedRanges);
       const turnsDropped = convCountIn(ix, span.firstPosition, span.lastPosition + 1);
-      return { state: { ...state, droppedRanges }, visibleTokens, facts: { reason: plan.trigger.reason, turnsDropped, tokensDropped: span.tokens, plannedTokensAfter: plan.tokensAfter } };
+      return { state: isOnlyField(state, 'droppedRanges') ? { droppedRanges } : { ...state, droppedRanges }, visibleTokens, facts: { reason: plan.trigger.reason, turnsDropped, tokensDropped: span.tokens, plannedTokensAfter: plan.tokensAfter } };
     },
     describeStep: (_session, _end, { state, facts = {} }) => {
       const reason = String(facts.reason);

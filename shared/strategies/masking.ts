@@ -14,10 +14,10 @@
  * through `maskBoundaryOf`, so the preview and the replay agree.
  */
 import type { ParamSpec } from './params.js';
-import { buildSpanIndex, countBelow, type SpanIndex } from './spans.js';
+import { buildSpanIndex, type SpanIndex } from './spans.js';
 import type { StrategyRules } from './strategy.js';
 import { maskedCandidates } from '../replay/candidates.js';
-import type { Plan, PlanInput, PlanSpan } from './types.js';
+import { isOnlyField, type Plan, type PlanInput, type PlanSpan } from './types.js';
 import type { ContentBlock, Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText, pairToolCycles, turnMetasOf } from '../model/turn.js';
 
@@ -54,7 +54,7 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
  * (`count` when maskWindow is 0), or null when there are at most `maskWindow` tool cycles
  * (nothing to mask). Tool results answering a call at a position < B are masked, so every
  * masked result lies before B except results that arrive late (after newer calls).
- * O(log n + maskWindow) on the span index's cycle arrays (built once per session; a live
+ * O(maskWindow) on the span index's cycle arrays (built once per session; a live
  * replay's prefixes share them).
  */
 export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number): number | null {
@@ -62,11 +62,11 @@ export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number): 
   const c = ix.cycles;
   const end = ix.count;
   // A call counts once one of its results is among the turns.
-  const calls = countBelow(c.firstResultsSorted, end);
+  const calls = c.answeredCountPrefix[end];
   if (calls <= maskWindow) return null;
   if (maskWindow <= 0) return end;
   let seen = 0;
-  for (let k = countBelow(c.callPos, end) - 1; k >= 0; k--) {
+  for (let k = c.callCountPrefix[end] - 1; k >= 0; k--) {
     if (c.callFirstResult[k] < end && ++seen === maskWindow) return c.callPos[k];
   }
   return null; // unreachable: calls > maskWindow
@@ -200,7 +200,7 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
       if (m.count === 0) return null;
       const target = m.count * MASK_PLACEHOLDER_TOKENS;
       const tokensAfter = ix.totalTokens - m.tokens + Math.min(m.tokens, target);
-      return { state: { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
+      return { state: isOnlyField(state, 'maskBoundary') ? { maskBoundary: boundary } : { ...state, maskBoundary: boundary }, visibleTokens: tokensAfter, facts: { count: m.count, tokens: m.tokens, target, maskWindow: params.maskWindow } };
     },
     describeStep: (_session, _end, { state, visibleTokens, facts = {} }) => {
       const f = facts as Record<'count' | 'tokens' | 'target' | 'maskWindow', number>;

@@ -42,6 +42,8 @@ export interface SpanIndex {
   readonly safeAtOrBefore: Int32Array;
   /** [b] = the smallest tool-cycle-safe cut >= b. */
   readonly safeAtOrAfter: Int32Array;
+  /** [k] = position of the k-th (0-based) conversation turn of the session the index was built over (built on first access). */
+  readonly convPositions: Int32Array;
   /** Tool calls and results of the whole session the index was built over (built on first access; masking reads it). */
   readonly cycles: CycleIndex;
 }
@@ -58,6 +60,10 @@ export interface CycleIndex {
   readonly callFirstResult: Int32Array;
   /** callFirstResult sorted ascending: how many calls are answered before a position. */
   readonly firstResultsSorted: Int32Array;
+  /** [p] = calls answered before p (= countBelow(firstResultsSorted, p)), in O(1). */
+  readonly answeredCountPrefix: Int32Array;
+  /** [p] = calls at positions < p (= countBelow(callPos, p)), in O(1). */
+  readonly callCountPrefix: Int32Array;
   /** Prefix sums over result turns ([i] covers positions [0, i)). */
   readonly resultCountPrefix: Int32Array;
   readonly resultTokenPrefix: Float64Array;
@@ -97,7 +103,18 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
     }
   }
   const firstResultsSorted = callFirstResult.slice().sort();
-  return { callPos, callFirstResult, firstResultsSorted, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
+  // Counts per position, then prefix sums: a masking step asks both counts before every tool cycle.
+  const answeredCountPrefix = new Int32Array(n + 1);
+  const callCountPrefix = new Int32Array(n + 1);
+  for (let k = 0; k < calls; k++) {
+    answeredCountPrefix[callFirstResult[k] + 1]++;
+    callCountPrefix[callPos[k] + 1]++;
+  }
+  for (let p = 0; p < n; p++) {
+    answeredCountPrefix[p + 1] += answeredCountPrefix[p];
+    callCountPrefix[p + 1] += callCountPrefix[p];
+  }
+  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
 }
 
 /** The number of values in a sorted array that are < x (binary search). */
@@ -176,6 +193,9 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
     get cycles() {
       return full.cycles;
     },
+    get convPositions() {
+      return full.convPositions;
+    },
   };
   views.set(prefix, { full, view });
   built.set(prefix, view);
@@ -225,6 +245,7 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   let tokenPrefix: Float64Array | null = null;
   let charPrefix: Float64Array | null = null;
   let cycles: CycleIndex | null = null;
+  let convPositions: Int32Array | null = null;
   return {
     count: n,
     totalTokens,
@@ -237,6 +258,13 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
     },
     get cycles() {
       return (cycles ??= computeCycleIndex(turns));
+    },
+    get convPositions() {
+      if (!convPositions) {
+        convPositions = new Int32Array(convCountPrefix[n]);
+        for (let i = 0; i < n; i++) if (convCountPrefix[i + 1] > convCountPrefix[i]) convPositions[convCountPrefix[i]] = i;
+      }
+      return convPositions;
     },
     convTokenPrefix,
     convCharPrefix,
@@ -290,7 +318,8 @@ export function convCountIn(ix: SpanIndex, from: number, to: number): number {
 
 /**
  * Position of the k-th (0-based) conversation turn; `count` when there are not that many.
- * Binary search over convCountPrefix. Used by rolling (its pointer counts non-system
+ * O(1) on the session's table of conversation-turn positions (a binary search over
+ * convCountPrefix for a fractional k). Used by rolling (its pointer counts non-system
  * turns) and by window/forgetting (which count messages, not system prompts).
  */
 export function positionOfConvTurn(ix: SpanIndex, k: number): number {
@@ -300,6 +329,8 @@ export function positionOfConvTurn(ix: SpanIndex, k: number): number {
   const count = ix.count;
   const convCountPrefix = ix.convCountPrefix;
   if (k >= convCountPrefix[count]) return count;
+  // An integer k: the session's own table (the k-th conversation turn of a prefix is the session's).
+  if ((k | 0) === k) return ix.convPositions[k];
   // smallest p with convCountPrefix[p + 1] > k
   let lo = 0;
   let hi = count - 1;

@@ -18,7 +18,7 @@
 import type { ParamSpec } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { droppedCandidates } from '../replay/candidates.js';
-import type { Plan, PlanInput, PlanSpan } from './types.js';
+import { isOnlyField, type Plan, type PlanInput, type PlanSpan } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, convTokensInRanges, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WindowParams = { keepFirst: number; maxTurns: number };
@@ -146,7 +146,7 @@ export const windowStrategy: StrategyRules<WindowParams> = {
       let last = tailStart - 1;
       while (turns[last].role === 'system') last--;
       const droppedRanges: Array<[number, number]> = [[first, last]];
-      return { state: { ...state, droppedRanges }, visibleTokens: ix.totalTokens - convTokensIn(ix, headEnd, tailStart) };
+      return { state: isOnlyField(state, 'droppedRanges') ? { droppedRanges } : { ...state, droppedRanges }, visibleTokens: ix.totalTokens - convTokensIn(ix, headEnd, tailStart) };
     },
     // Everything from the one range and the prefix end: first..last are the edge conversation
     // turns of [headEnd, tailStart), so counts over one equal counts over the other.
