@@ -12,14 +12,14 @@ import { migration003 } from './migrations/003-model-calls.js';
 import { migration004 } from './migrations/004-replay.js';
 import { migration005 } from './migrations/005-run-owner.js';
 import { migration006 } from './migrations/006-variant-names.js';
-import { migration010 } from './migrations/010-delete-indexes.js';
-import { reapDeadRuns } from './run-owner.js';
 import { migration007 } from './migrations/007-prompt-overrides.js';
 import { migration008 } from './migrations/008-facts.js';
 import { migration009 } from './migrations/009-cache-columns.js';
+import { migration010 } from './migrations/010-delete-indexes.js';
 import { migration011 } from './migrations/011-sweeps.js';
 import { migration012 } from './migrations/012-cache-facts.js';
 import { migration013 } from './migrations/013-mark-owner.js';
+import { reapDeadRuns } from './run-owner.js';
 
 export type DB = Database.Database;
 
