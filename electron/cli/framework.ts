@@ -95,8 +95,10 @@ export function stringOption(ctx: CommandContext, name: string): string | undefi
   throw new UsageError(`--${name} needs a value`);
 }
 
-/** A non-negative integer option, or the default. */
-export function intOption(ctx: CommandContext, name: string, fallback: number): number {
+/** A non-negative integer option, or the default (undefined when none is given). */
+export function intOption(ctx: CommandContext, name: string, fallback: number): number;
+export function intOption(ctx: CommandContext, name: string): number | undefined;
+export function intOption(ctx: CommandContext, name: string, fallback?: number): number | undefined {
   const v = stringOption(ctx, name);
   if (v === undefined) return fallback;
   if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, got "${v}"`);

@@ -5,7 +5,7 @@
  * pass; the run is then recorded as cancelled and nothing partial is written.
  */
 import { runCompaction } from '../../engine/engine.js';
-import { CliError, requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
+import { CliError, intOption, requireSession, type CliCommand } from '../framework.js';
 import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 
 export const command: CliCommand = {
@@ -30,8 +30,7 @@ export const command: CliCommand = {
     const { params, notes } = clampedParamsArg(ctx, strategy);
     const summarizer = summarizerArg(ctx);
     const concurrency = concurrencyArg(ctx);
-    const asOf = stringOption(ctx, 'as-of-call');
-    if (asOf !== undefined && !/^\d+$/.test(asOf)) throw new UsageError(`--as-of-call must be a whole number, got "${asOf}"`);
+    const asOf = intOption(ctx, 'as-of-call');
     const bar = new ProgressBar(ctx.stderr, { jsonMode: ctx.jsonMode, stdoutIsTTY: ctx.stdout.isTTY });
     let result;
     try {
@@ -42,7 +41,7 @@ export const command: CliCommand = {
         summarizer,
         concurrency,
         force: ctx.options.force === true,
-        ...(asOf === undefined ? {} : { asOfCall: Number(asOf) }),
+        ...(asOf === undefined ? {} : { asOfCall: asOf }),
         signal: ctx.signal,
         onProgress: (p) => bar.update(p),
       });

@@ -8,7 +8,7 @@
 import { compareVariants } from '../../services/compare.js';
 import { exportComparisonJson, comparisonMarkdown } from '../../../shared/export/index.js';
 import { StudioError } from '../../../shared/contract.js';
-import { CliError, requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
+import { CliError, intOption, requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
 
 export const command: CliCommand = {
   name: 'compare',
@@ -30,12 +30,11 @@ export const command: CliCommand = {
     if (raw === undefined) throw new UsageError('--variants is required (e.g. --variants 1,2)');
     const variantIds = raw.split(',').map((s) => s.trim());
     if (variantIds.some((s) => !/^\d+$/.test(s) || Number(s) < 1)) throw new UsageError(`--variants must be variant ids separated by commas, got "${raw}"`);
-    const callArg = stringOption(ctx, 'call');
-    if (callArg !== undefined && !/^\d+$/.test(callArg)) throw new UsageError(`--call must be a whole number, got "${callArg}"`);
+    const call = intOption(ctx, 'call');
     if (ctx.jsonMode && ctx.options.markdown === true) throw new UsageError('--json and --markdown: choose one');
     let comparison;
     try {
-      comparison = compareVariants(db, { sessionId: session.id, variantIds: variantIds.map(Number), call: callArg === undefined ? undefined : Number(callArg) });
+      comparison = compareVariants(db, { sessionId: session.id, variantIds: variantIds.map(Number), call });
     } catch (e) {
       if (e instanceof StudioError) throw new CliError(e.message, e.code, 1);
       throw e;

@@ -6,7 +6,7 @@
  * `--timeline` adds the per-call columns. Ctrl-C cancels; nothing is written then.
  */
 import { runReplay } from '../../engine/replay.js';
-import { CliError, requireSession, type CliCommand } from '../framework.js';
+import { CliError, intOption, requireSession, type CliCommand } from '../framework.js';
 import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 import type { ReplayTimeline } from '../../../shared/contract.js';
 
@@ -44,13 +44,6 @@ export const command: CliCommand = {
   async run(ctx) {
     const db = ctx.openDb();
     const session = requireSession(db, ctx.positionals[0]);
-    const int = (name: string): number | undefined => {
-      const v = ctx.options[name];
-      if (v === undefined) return undefined;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new CliError(`--${name} must be a whole number >= 0 (got '${String(v)}')`, 'usage', 2);
-      return n;
-    };
     const bar = new ProgressBar(ctx.stderr, { jsonMode: ctx.jsonMode, stdoutIsTTY: ctx.stdout.isTTY });
     const strategy = strategyArg(ctx);
     const { params, notes } = clampedParamsArg(ctx, strategy);
@@ -62,8 +55,8 @@ export const command: CliCommand = {
         params,
         summarizer: summarizerArg(ctx),
         concurrency: concurrencyArg(ctx),
-        overheadTokens: int('overhead'),
-        commitDelayCalls: int('commit-delay'),
+        overheadTokens: intOption(ctx, 'overhead'),
+        commitDelayCalls: intOption(ctx, 'commit-delay'),
         signal: ctx.signal,
         onProgress: (p) => bar.update(p),
       });
