@@ -38,6 +38,9 @@ import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
 import { redactSecrets } from '../../shared/redact.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
 
+/** A replay with more firings than this gets one ledger over all of them (see runReplay). */
+export const MAX_FIRING_LEDGERS = 64;
+
 export interface RunReplayOptions {
   sessionId: number;
   strategy: StrategyName;
@@ -158,21 +161,31 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       // with the facts its summarizer returned.
       const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
       for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
-      // Per-firing ledgers: the turns each firing compacted against the whole context right after it.
+      // Per-firing ledgers: the turns each firing compacted against the whole context right after
+      // it. Each costs two context builds and a fact match over the turns so far, so a replay with
+      // more than MAX_FIRING_LEDGERS firings (window, masking, forgetting fire at nearly every call)
+      // is measured once instead, to stay linear: the turns all its firings compacted, against the
+      // context after the last one, on the last firing; the others have none.
       const stored = new Map(listReplaySummaries(db, runId).map((s) => [s.id, s]));
       allTurns ??= listTurns(db, o.sessionId);
       const made = new Set<number>();
       const folded = new Set<number>();
       const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });
       const ledgerCount = memoizedCounter(count, allTurns);
+      const groupSize = events.length <= MAX_FIRING_LEDGERS ? 1 : events.length;
+      let before = moment({});
       events.forEach((e, i) => {
         const f = live.firings[i];
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
-        const before = moment(i > 0 ? live.firings[i - 1].state : {});
         for (const id of f.created) made.add(ids.get(id) ?? id);
         for (const id of f.compacted) folded.add(ids.get(id) ?? id);
-        const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after: moment(f.state), countTokens: ledgerCount });
-        e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
+        e.ledger = null;
+        if ((i + 1) % groupSize === 0 || i === events.length - 1) {
+          const after = moment(f.state);
+          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount });
+          e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
+          before = after;
+        }
         addRunEvent(db, runId, 'firing', { ...e, state: f.state });
       });
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });

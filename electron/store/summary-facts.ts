@@ -84,15 +84,15 @@ export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; var
   const replays = runs.filter((r) => r.kind === 'replay');
   const passes = runs.filter((r) => r.kind === 'pass');
   if (replays.length > 0) {
+    // Only the retention leaves SQLite: a window replay has ~50k firing rows whose state is large.
     const rows = db
-      .prepare(`SELECT run_id, data FROM run_events WHERE kind = 'firing' AND run_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
-      .all(JSON.stringify(replays.map((r) => r.runId))) as Array<{ run_id: number; data: string }>;
+      .prepare(
+        `SELECT run_id, json_extract(data, '$.ledger.retention') AS retention FROM run_events
+         WHERE kind = 'firing' AND run_id IN (SELECT value FROM json_each(?)) AND json_extract(data, '$.ledger.retention') IS NOT NULL ORDER BY id`,
+      )
+      .all(JSON.stringify(replays.map((r) => r.runId))) as Array<{ run_id: number; retention: string }>;
     const byRun = new Map<number, Retention[]>();
-    for (const r of rows) {
-      const ledger = (JSON.parse(r.data) as { ledger?: SummaryLedger | null }).ledger;
-      if (!ledger) continue;
-      byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), ledger.retention]);
-    }
+    for (const r of rows) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), JSON.parse(r.retention) as Retention]);
     for (const [runId, list] of byRun) out.set(runId, sumRetention(list));
   }
   if (passes.length > 0) {
