@@ -27,6 +27,7 @@ import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.j
 import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
+import { modelFreePassLedger } from './summary-ledger.js';
 import { configForStrategy, createSummarizer, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import type { OpenAiSummarizer } from '../summarize/openai.js';
 import type { PromptOverrides } from '../../shared/summarize/prompts.js';
@@ -354,6 +355,14 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
     ctx.checkCancelled();
     const outcome = await prepared.definition.pass(ctx, prepared.params, { force });
     const tokensAfter = seenTokens();
+    // A variant without summaries whose state drops or masks turns (window, masking,
+    // forgetting) has its loss ledger as an event of the pass: there is no summary to hang it on.
+    const stateAfter = (getVariant(db, variant.id)?.state ?? {}) as VariantState;
+    if (outcome.status === 'completed' && Object.keys(stateAfter).length > 0 && listExistingSummaries(db, variant.id).length === 0) {
+      const turns = cutTurn === null ? listTurns(db, o.sessionId) : listTurns(db, o.sessionId, { from: 0, to: cutTurn });
+      const ledger = modelFreePassLedger({ strategy: o.strategy, params: prepared.params, turns, state: stateAfter, countTokens: memoizedCounter((text) => countTokens(text, tokenizer), turns) });
+      if (ledger) addRunEvent(db, runId, 'ledger', { ledger });
+    }
     // The pass's own figures first; the engine's accounting (calls, hits, tokens) wins on a clash.
     const stats = { ...outcome.stats, ...baseStats(), tokensAfter };
     finishRun(db, runId, outcome.status, stats);

@@ -16,7 +16,7 @@ import { readUserPrices } from '../store/settings.js';
 import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
 import { listModelCalls } from '../store/model-calls.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
-import { addRunEvent, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
+import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
 import { summaryLedgerOf } from '../../shared/facts/index.js';
@@ -174,6 +174,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const ledgerCount = memoizedCounter(count, allTurns);
       const groupSize = events.length <= MAX_FIRING_LEDGERS ? 1 : events.length;
       let before = moment({});
+      const rows: Array<Record<string, unknown>> = [];
       events.forEach((e, i) => {
         const f = live.firings[i];
         e.summaryIds = e.summaryIds.map((id) => ids.get(id) ?? id);
@@ -186,8 +187,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
           e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
           before = after;
         }
-        addRunEvent(db, runId, 'firing', { ...e, state: f.state });
+        rows.push({ ...e, state: f.state });
       });
+      addRunEvents(db, runId, 'firing', rows);
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
       // The source tool's own compactions carry their ledger as the baseline.
       const external = listExternalCompactions(db, o.sessionId);

@@ -9,6 +9,9 @@ import { listTurns, type ExternalCompaction } from '../store/turns.js';
 import { getSpanFacts, insertSummaryFacts, summaryForLedger } from '../store/summary-facts.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
 import { extractFacts, ledgerOf, mergeFactSets, summaryLedgerOf, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
+import { firingLedger } from '../../shared/replay/firing-ledger.js';
+import type { StrategyName, VariantState } from '../../shared/strategies/types.js';
+import type { Turn } from '../../shared/model/turn.js';
 
 /** The facts of turns [from, to] (positions, inclusive) of a session. */
 export function turnRangeFacts(db: DB, sessionId: number, from: number, to: number): FactSet {
@@ -44,6 +47,19 @@ export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet
   const ledger = summaryLedgerOf(ledgerOf(span, s.text));
   insertSummaryFacts(db, { summaryId, spanFacts: span, ownFacts, ledger });
   return ledger;
+}
+
+/**
+ * The ledger of a variant that keeps no summary (window, masking, forgetting: a model-free
+ * compaction drops or masks turns), as its pass leaves it: every turn its state hides or
+ * masks, against the whole context the model receives under that state — the rule of a
+ * replay firing (shared/replay/firing-ledger.ts) from the uncompacted transcript. So the
+ * figure is the variant's, like a summarizing variant's sum over its live summaries, and a
+ * second pass that changes nothing reports the same. Null when the state hides nothing.
+ */
+export function modelFreePassLedger(o: { strategy: StrategyName; params: Record<string, number | string | boolean>; turns: readonly Turn[]; state: VariantState; countTokens: (text: string) => number }): SummaryLedger | null {
+  const fl = firingLedger({ strategy: o.strategy, params: o.params, turns: o.turns, before: { summaries: [], state: {} }, after: { summaries: [], state: o.state }, countTokens: o.countTokens });
+  return fl ? summaryLedgerOf(fl.ledger) : null;
 }
 
 /**

@@ -76,7 +76,8 @@ type Retention = Record<FactCategory, { kept: number; total: number }>;
  * its firings' ledgers (each firing's compacted turns — summarized, masked or dropped —
  * against the whole context the model receives right after it; shared/replay/firing-ledger.ts),
  * so masking, window and forgetting have a retention too; a PASS run, over its variant's live
- * pass summaries (`variantRetention`). Two statements whatever the number of runs. Runs
+ * pass summaries (`variantRetention`), or, for a pass that writes no summary (window, masking,
+ * forgetting), its own 'ledger' run event (electron/engine/summary-ledger.ts `modelFreePassLedger`). Three statements whatever the number of runs. Runs
  * without any ledger are absent.
  */
 export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; variantId: number; kind: 'pass' | 'replay' }>): Map<number, Retention> {
@@ -96,6 +97,11 @@ export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; var
     for (const [runId, list] of byRun) out.set(runId, sumRetention(list));
   }
   if (passes.length > 0) {
+    // A pass that wrote no summary (window, masking, forgetting) carries its ledger as a run event.
+    const own = db
+      .prepare(`SELECT run_id, json_extract(data, '$.ledger.retention') AS retention FROM run_events WHERE kind = 'ledger' AND run_id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(passes.map((r) => r.runId))) as Array<{ run_id: number; retention: string | null }>;
+    for (const r of own) if (r.retention) out.set(r.run_id, sumRetention([JSON.parse(r.retention) as Retention]));
     const rows = db
       .prepare(
         `SELECT s.variant_id AS variant_id, f.ledger AS ledger FROM summaries s JOIN summary_facts f ON f.summary_id = s.id
@@ -106,7 +112,7 @@ export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; var
     for (const r of rows) byVariant.set(r.variant_id, [...(byVariant.get(r.variant_id) ?? []), (JSON.parse(r.ledger) as SummaryLedger).retention]);
     for (const r of passes) {
       const list = byVariant.get(r.variantId);
-      if (list) out.set(r.runId, sumRetention(list));
+      if (list && !out.has(r.runId)) out.set(r.runId, sumRetention(list));
     }
   }
   return out;

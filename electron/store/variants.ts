@@ -214,6 +214,17 @@ export function addRunEvent(db: DB, runId: number, kind: string, data: Record<st
   db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, stableJson(data));
 }
 
+/**
+ * Many events of one kind at once (a replay's firings: ~50,000 for a window over 100,000
+ * turns): one statement, one timestamp, and plain JSON.stringify — the callers build each
+ * object with its keys in a fixed order, so the text is as deterministic as stableJson's.
+ */
+export function addRunEvents(db: DB, runId: number, kind: string, data: Iterable<Record<string, unknown>>): void {
+  const stmt = db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)');
+  const at = now();
+  for (const d of data) stmt.run(runId, at, kind, JSON.stringify(d));
+}
+
 export function listRuns(db: DB, variantId: number): RunInfo[] {
   const runs = db.prepare('SELECT * FROM runs WHERE variant_id = ? ORDER BY id').all(variantId) as Array<{ id: number; variant_id: number; status: RunStatus; started_at: string; ended_at: string | null; params: string; stats: string; error: string | null; kind: 'pass' | 'replay' }>;
   const evStmt = db.prepare('SELECT at, kind, data FROM run_events WHERE run_id = ? ORDER BY id');

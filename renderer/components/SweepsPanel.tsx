@@ -67,7 +67,7 @@ const SweepChartView = memo(function SweepChartView({ sweep, chart, sessionId }:
   if (chart.points.length === 0) {
     return (
       <div className="empty-state small" data-testid="sweep-chart-empty">
-        Nothing to chart: {chart.unplotted} parameter point{chart.unplotted === 1 ? '' : 's'} without a loss ledger ({sweep.strategy} passes write no summary, so no fact is measured; sweep with --replay to measure its firings). The rows below still open their variants.
+        Nothing to chart: {chart.unplotted} parameter point{chart.unplotted === 1 ? '' : 's'} without a loss ledger (none of its runs summarized, masked or dropped a turn, so no fact was measured). The rows below still open their variants.
       </div>
     );
   }

@@ -16,7 +16,7 @@
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
 import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex } from '../strategies/spans.js';
+import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -234,6 +234,34 @@ export function callsOf(metas: readonly TurnMeta[], extra?: (position: number) =
 
 const plainCalls = new WeakMap<readonly TurnMeta[], LiveCall[]>();
 
+/** A call list as columns (the loop reads numbers, not 50,000 objects per projection); one per (immutable) list. */
+interface CallColumns {
+  position: Int32Array;
+  /** NaN where the source reported no trusted context. */
+  reported: Float64Array;
+  output: Float64Array;
+  /** NaN where the source recorded no time. */
+  timestampMs: Float64Array;
+}
+
+function callColumns(calls: readonly LiveCall[]): CallColumns {
+  const known = columnsOf.get(calls);
+  if (known && known.position.length === calls.length) return known;
+  const n = calls.length;
+  const c: CallColumns = { position: new Int32Array(n), reported: new Float64Array(n), output: new Float64Array(n), timestampMs: new Float64Array(n) };
+  for (let k = 0; k < n; k++) {
+    const call = calls[k];
+    c.position[k] = call.position;
+    c.reported[k] = call.reportedContext ?? NaN;
+    c.output[k] = call.outputTokens;
+    c.timestampMs[k] = call.timestampMs ?? NaN;
+  }
+  columnsOf.set(calls, c);
+  return c;
+}
+
+const columnsOf = new WeakMap<readonly LiveCall[], CallColumns>();
+
 export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const { prepared, metas, calls, model, store } = o;
   const def = prepared.definition;
@@ -246,6 +274,14 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
 
   const n = calls.length;
   const out = newLiveCalls(n);
+  // What does not depend on the variant is copied in bulk: the calls' positions, outputs, times and transcript sizes.
+  const cols = callColumns(calls);
+  const positions = cols.position;
+  const reportedCol = cols.reported;
+  out.position.set(positions);
+  out.outputTokens.set(cols.output);
+  out.timestampMs.set(cols.timestampMs);
+  for (let k = 0; k < n; k++) out.transcriptTokens[k] = tokenPrefix[positions[k]];
   const firings: LiveFiring[] = [];
   // The view's tokens and conversation turns as of `lastEnd` (recomputed after each firing).
   let view = 0;
@@ -287,8 +323,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** What the model receives at call k: the source's reported figure while the view is still the transcript, else the context model. */
   let changedYet = false;
   const contextAt = (k: number, end: number) => {
-    const reported = calls[k].reportedContext;
-    return !changedYet && reported != null ? reported : contextOf(model, viewAt(end));
+    const reported = reportedCol[k];
+    return !changedYet && reported === reported ? reported : contextOf(model, viewAt(end));
   };
 
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
@@ -373,10 +409,11 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   // The turns before the call at `end`, with their span index as an O(1) view on the session's.
   // One array grows with the session (calls come in position order): no copy per firing.
   let prefixEnd = -1;
+  let prefixIx: SpanIndex | null = null;
   const prefixAt = (end: number): TurnMeta[] => {
     if (prefixEnd !== end) {
       while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
-      prefixIndex(ix, grownPrefix);
+      prefixIx = prefixIndex(ix, grownPrefix);
       prefixEnd = end;
     }
     return grownPrefix;
@@ -401,7 +438,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
   const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
     const before = store.state();
-    const st = apply(prefixAt(end), prepared.params, before);
+    const prefix = prefixAt(end);
+    const st = apply(prefix, prepared.params, before, prefixIx!);
     cyclesAtFire = resultsPrefix[end];
     quietUntil = 0;
     if (!st) return Infinity;
@@ -416,17 +454,11 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
 
   /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
   const record = (k: number, end: number, changedAt: number, contextTokens = contextAt(k, end)) => {
-    const call = calls[k];
     const fired = changedAt < Infinity;
-    const viewTokens = viewAt(end);
-    out.position[k] = end;
-    out.transcriptTokens[k] = tokenPrefix[end];
-    out.viewTokens[k] = viewTokens;
+    out.viewTokens[k] = viewAt(end);
     out.contextTokens[k] = contextTokens;
     out.sharedPrefixTokens[k] = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
-    out.outputTokens[k] = call.outputTokens;
-    out.timestampMs[k] = call.timestampMs ?? NaN;
-    out.fired[k] = fired ? 1 : 0;
+    if (fired) out.fired[k] = 1;
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
     prevContext = contextTokens;
     o.onProgress?.(k + 1, n, firings.length);
@@ -443,7 +475,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     for (let k = from; k < n; k++) {
       if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
       if (pending && k >= pending.due) return k;
-      const end = calls[k].position;
+      const end = positions[k];
       // Nothing fired: the context mayFireAt measured is the call's (no state changed since).
       if (!mayFireAt(k, end)) record(k, end, Infinity, measure.contextTokens);
       else if (step) record(k, end, stepAt(k, end, step));
@@ -458,7 +490,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       const wait = o.beforeCall(k);
       if (wait) await wait;
     }
-    const end = calls[k].position;
+    const end = positions[k];
     let changedAt = Infinity;
 
     if (pending && k >= pending.due) {

@@ -142,11 +142,10 @@ export const forgettingStrategy: StrategyRules<ForgettingParams> = {
   live: {
     mayFire: (m, p) => m.viewTurns > p.maxSize,
     // The forgetting pass (shared/passes/forgetting.ts: this planner + runDropPass) without the machinery.
-    step: (turns, params, state) => {
+    step: (turns, params, state, ix) => {
       const plan = planForgetting({ turns, summaries: [], state, params });
       const span = plan.spans[0];
       if (!plan.trigger.compact || !span) return null;
-      const ix = buildSpanIndex(turns);
       const droppedRanges = droppedRangesAfter(plan, state.droppedRanges ?? []);
       const visibleTokens = ix.totalTokens - convTokensInRanges(ix, droppedRanges);
       const turnsDropped = convCountIn(ix, span.firstPosition, span.lastPosition + 1);

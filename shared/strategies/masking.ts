@@ -57,8 +57,7 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
  * O(maskWindow) on the span index's cycle arrays (built once per session; a live
  * replay's prefixes share them).
  */
-export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number): number | null {
-  const ix = buildSpanIndex(turns);
+export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number, ix: SpanIndex = buildSpanIndex(turns)): number | null {
   const c = ix.cycles;
   const end = ix.count;
   // A call counts once one of its results is among the turns.
@@ -192,10 +191,9 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
     mayFire: (m) => m.newToolCycles > 0,
     visible: (input) => (input.state.maskBoundary === undefined ? planMasking(input).tokensBefore : planMasking(input).tokensAfter),
     // The masking pass (shared/passes/masking.ts) without the machinery: same boundary, counts and stats.
-    step: (turns, params, state) => {
-      const boundary = maskBoundaryOf(turns, params.maskWindow);
+    step: (turns, params, state, ix) => {
+      const boundary = maskBoundaryOf(turns, params.maskWindow, ix);
       if (boundary === null) return null;
-      const ix = buildSpanIndex(turns);
       const m = maskedResults(turns, ix, boundary);
       if (m.count === 0) return null;
       const target = m.count * MASK_PLACEHOLDER_TOKENS;

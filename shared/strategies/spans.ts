@@ -167,13 +167,13 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   // The live replay grows ONE prefix array call by call: its view moves with it (no object or
   // WeakMap entry per call). A view handed out earlier for a shorter length is stale anyway:
   // buildSpanIndex rebuilds when the count does not match the array.
+  // The array the live replay grew last: no WeakMap lookup per call.
+  if (lastGrown !== null && lastGrown.prefix === prefix && lastGrown.full === full) return moveView(lastGrown.view, full, n);
   const known = views.get(prefix);
   if (known && known.full === full) {
-    known.view.count = n;
-    known.view.totalTokens = full.tokenPrefix[n];
-    known.view.totalChars = full.charPrefix[n];
     if (built.get(prefix) !== known.view) built.set(prefix, known.view);
-    return known.view;
+    lastGrown = { prefix, full, view: known.view };
+    return moveView(known.view, full, n);
   }
   const view: Mutable<SpanIndex> = {
     count: n,
@@ -199,8 +199,18 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   };
   views.set(prefix, { full, view });
   built.set(prefix, view);
+  lastGrown = { prefix, full, view };
   return view;
 }
+
+function moveView(view: Mutable<SpanIndex>, full: SpanIndex, n: number): SpanIndex {
+  view.count = n;
+  view.totalTokens = full.tokenPrefix[n];
+  view.totalChars = full.charPrefix[n];
+  return view;
+}
+
+let lastGrown: { prefix: readonly TurnMeta[]; full: SpanIndex; view: Mutable<SpanIndex> } | null = null;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const views = new WeakMap<readonly TurnMeta[], { full: SpanIndex; view: Mutable<SpanIndex> }>();

@@ -1,4 +1,5 @@
 import type { ParamSpec } from './params.js';
+import type { SpanIndex } from './spans.js';
 import type { Plan, PlanInput, StrategyName, VariantState } from './types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { ReplayCandidate } from '../replay/normalize.js';
@@ -71,11 +72,11 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
     /**
      * Model-free strategies (window, masking, forgetting) fire at almost every call: their
      * pass as a synchronous step on the turns before the call (a prefix with its span index
-     * registered), or null where the pass would skip. The live loop uses it instead of the
+     * registered; `ix` is its index, what buildSpanIndex(turns) returns), or null where the pass would skip. The live loop uses it instead of the
      * pass (no context, commit or promise per call) unless a pre-stage is on; it must give
      * exactly the pass's state, reason and stats (test/node/replay-fast.test.ts checks it).
      */
-    step?(turns: readonly TurnMeta[], params: P, state: VariantState): LiveStep | null;
+    step?(turns: readonly TurnMeta[], params: P, state: VariantState, ix: SpanIndex): LiveStep | null;
     /**
      * The pass's reason and stats for a step (required with `step`), read after the loop:
      * `session` is every turn of the session, `position` the end of the prefix the step saw.

@@ -133,8 +133,7 @@ export const windowStrategy: StrategyRules<WindowParams> = {
       return ix.totalTokens - convTokensInRanges(ix, input.state.droppedRanges ?? []);
     },
     // The window pass (shared/passes/window.ts: planWindow + runDropPass) without the machinery.
-    step: (turns, params, state) => {
-      const ix = buildSpanIndex(turns);
+    step: (turns, params, state, ix) => {
       const cuts = windowCuts(ix, params);
       if (!cuts || cuts.headEnd >= cuts.tailStart) return null;
       const { headEnd, tailStart } = cuts;

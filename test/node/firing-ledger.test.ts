@@ -6,6 +6,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../electron/engine/replay.js';
+import { runCompaction } from '../../electron/engine/engine.js';
+import { getVariant, listRuns } from '../../electron/store/variants.js';
+import { retentionBySession, retentionOfRuns } from '../../electron/store/summary-facts.js';
+import { buildReplay } from '../../shared/replay/build.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listReplaySummaries } from '../../electron/store/variants.js';
 import { listTurns, searchSummaries, searchTurns } from '../../electron/store/turns.js';
@@ -74,6 +78,37 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     const top = listReplaySummaries(t.db, tl.runId).find((s) => e.summaryIds.includes(s.id) && s.kind === 'condensed')!;
     // The condensation's span facts are its children's merged (summary-ledger.ts): 20 paths and 36 commands, all in its text.
     expect([top.ledger!.retention.path, top.ledger!.retention.command]).toEqual([{ kept: 20, total: 20 }, { kept: 36, total: 36 }]);
+  });
+});
+
+describe('the ledger of a pass that writes no summary (window, masking, forgetting)', { timeout: 120_000 }, () => {
+  it('a window pass on spotter records its dropped turns against the context it leaves; a second pass reports the same; the variant table reads it', async () => {
+    const first = await runCompaction(t.db, { sessionId, strategy: 'window', params: {} });
+    expect(first.status).toBe('completed');
+    const state = getVariant(t.db, first.variantId)!.state;
+    // Window keeps the first conversation turn and the last 10 (tool-cycle safe): one dropped range.
+    expect(state.droppedRanges).toHaveLength(1);
+    const [a, b] = state.droppedRanges![0];
+    const turns = listTurns(t.db, sessionId);
+    // Derived independently: the facts of the dropped range's turns against the text of the
+    // messages the model receives under that state.
+    const dropped = turns.filter((x) => x.position >= a && x.position <= b && x.role !== 'system');
+    const messages = buildReplay({ strategy: 'window', turns, summaries: [], state, params: getVariant(t.db, first.variantId)!.params as Record<string, number>, countTokens: (s) => Math.ceil(s.length / 4) }).messages;
+    const expected = summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), contextText(messages)));
+    const ledgerOfRun = (runId: number) => listRuns(t.db, first.variantId).find((r) => r.id === runId)!.events.find((e) => e.kind === 'ledger')?.data.ledger;
+    expect(ledgerOfRun(first.runId)).toEqual(expected);
+    const kept = Object.values(expected.retention).reduce((n, r) => n + r.kept, 0);
+    const total = Object.values(expected.retention).reduce((n, r) => n + r.total, 0);
+    // Pinned: window drops turns 1-294 (all but the first conversation turn and the last ten);
+    // of their 141 facts the context keeps 15 (a path, four commands, nine identifiers and a
+    // number the kept turns repeat); every error and every other path is gone.
+    expect([a, b, kept, total]).toEqual([1, 294, 15, 141]);
+    expect([expected.retention.path, expected.retention.error]).toEqual([{ kept: 1, total: 43 }, { kept: 0, total: 5 }]);
+
+    const second = await runCompaction(t.db, { sessionId, strategy: 'window', params: {}, force: true });
+    expect(ledgerOfRun(second.runId)).toEqual(expected);
+    expect(retentionOfRuns(t.db, [{ runId: second.runId, variantId: second.variantId, kind: 'pass' }]).get(second.runId)).toEqual(expected.retention);
+    expect(retentionBySession(t.db, sessionId).get(second.variantId)).toEqual(expected.retention);
   });
 });
 

@@ -103,13 +103,19 @@ describe('sweep over every fixture root session', { timeout: 300_000 }, () => {
     for (const row of first.rows) {
       expect(row.replay).toBeNull();
       expect(row.pass).not.toBeNull();
-      // window drops turns and writes no summary, so there is no ledger to measure.
-      expect(row.retention).toBeNull();
+      // window writes no summary: its pass carries the ledger of the turns its state drops
+      // (electron/engine/summary-ledger.ts modelFreePassLedger), so a row has a retention
+      // exactly when the pass dropped something.
+      expect(row.retention === null).toBe(row.pass!.tokensAfter === row.pass!.tokensBefore);
     }
     // Spotter (306 turns, 140,001 tokens) at the defaults keepFirst=1 maxTurns=10: 294 turns dropped, 735 tokens left
     // (the last 10 grow to 11 to keep a tool call with its result), as `compact 17 --strategy window` says.
     const spotter = first.rows.find((x) => x.sessionId === 17 && x.params.keepFirst === 1 && x.params.maxTurns === 10)!;
     expect(spotter.pass).toEqual({ tokensBefore: 140001, tokensAfter: 735, summaries: 0, summarizerCalls: 0, summarizerCostUsd: 0 });
+    // Its ledger: 15 of the 141 facts of the dropped turns 1-294 survive (pinned in firing-ledger.test.ts).
+    const kept = FACT_CATEGORIES.reduce((n, c) => n + spotter.retention![c].kept, 0);
+    const total = FACT_CATEGORIES.reduce((n, c) => n + spotter.retention![c].total, 0);
+    expect([kept, total]).toEqual([15, 141]);
     // Progress on stderr: one line per pair.
     expect(r.stderr.match(/^sweep: point \d+ of 180: session \d+ keepFirst=\d maxTurns=\d+$/gm)).toHaveLength(180);
   });
@@ -204,7 +210,13 @@ describe('sweep over every fixture root session', { timeout: 300_000 }, () => {
     );
     expect(lines[0].split(',')).toEqual(sweepCsvHeader(['keepFirst', 'maxTurns'], 'pass'));
     const spotter = first.rows.find((x) => x.sessionId === 17 && x.params.keepFirst === 1 && x.params.maxTurns === 10)!;
-    expect(lines).toContain(`17,1,10,${spotter.variantId},${spotter.runId},completed,140001,735,0,0,0${','.repeat(22)}`);
+    const spotterLine = lines.find((l) => l.startsWith(`17,1,10,${spotter.variantId},${spotter.runId},`))!.split(',');
+    expect(spotterLine.slice(5, 11)).toEqual(['completed', '140001', '735', '0', '0', '0']);
+    // Its ledger's cells, kept and total per category: request 0/0, todo 0/0, path 1/43, command 4/54, error 0/5, identifier 9/32, number 1/7; then 15 of 141 in all.
+    const perCategory = spotterLine.slice(11, 32);
+    expect([0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19].map((i) => perCategory[i])).toEqual(['0', '0', '0', '0', '1', '43', '4', '54', '0', '5', '9', '32', '1', '7']);
+    expect(Number(spotterLine[32])).toBe(spotter.retentionPct);
+    expect(spotter.retentionPct).toBe(Math.round((15 / 141) * 10000) / 100);
     const dagCsv = (await cli('full.db', [...DAG, '--csv'])).stdout.trimEnd().split('\n');
     const row = dag.rows[0];
     const cells = dagCsv[1].split(',');
