@@ -21,6 +21,7 @@ import { ContextMessages, tokensByOrigin } from './ContextView.js';
 import { formatParamValue } from './ParamSlider.js';
 import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
 import { UPlotChart, type ChartTheme } from './UPlotChart.js';
+import { chipEvents, MAX_FIRING_CHIPS } from '../plan/firing-chips.js';
 import { LedgerView } from './LedgerView.js';
 import { FACT_CATEGORIES, type SummaryLedger } from '../../shared/facts/types.js';
 import { lostLine } from '../../shared/facts/ledger.js';
@@ -453,7 +454,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
       <div className="timeline-firings" data-testid="timeline-firings">
         <span className="section-title">Firings</span>
         {view.events.length === 0 ? <span className="muted small">none</span> : null}
-        {view.events.map((e) => (
+        {chipEvents(view.events, sel).map((e) => (
           <button
             key={`${e.kind}${e.call}`}
             type="button"
@@ -467,6 +468,11 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
             #{e.call} <span className="muted">{formatCompact(e.contextBefore)}→{formatCompact(e.contextAfter)}</span>
           </button>
         ))}
+        {view.events.length > MAX_FIRING_CHIPS ? (
+          <span className="muted small" data-testid="timeline-firings-more">
+            … {formatInt(view.events.length - MAX_FIRING_CHIPS)} more (the first {MAX_FIRING_CHIPS} are listed): click a call on the chart to open any firing
+          </span>
+        ) : null}
         {view.sourceEvents.map((e) => (
           <button
             key={`src${e.call}`}
