@@ -164,7 +164,47 @@ export interface LiveResult {
 /** Shared by every step firing (a model-free step creates and folds no summary); never written to. */
 const NONE: number[] = [];
 
-/** A model-free step's firing: its reason and stats are built only when read (a window fires at every call). */
+/**
+ * The model-free steps of one live run, re-derived when first read. A window or masking
+ * replay of 100,000 turns fires at ~50,000 calls: keeping each firing's state and facts
+ * (four or five small objects a call) cost more than the steps themselves, in garbage
+ * collection. Steps are pure and deterministic, so the loop keeps only the positions at
+ * which they fired and the state before the first; a read runs the same steps again, in
+ * order, from that state (one pass over the firings, on the session's own index).
+ */
+class StepLog {
+  readonly positions: number[] = [];
+  private derived: LiveStep[] | null = null;
+
+  constructor(
+    private readonly metas: readonly TurnMeta[],
+    private readonly ix: SpanIndex,
+    private readonly apply: NonNullable<PreparedStrategy['definition']['live']['step']>,
+    private readonly params: PreparedStrategy['params'],
+    private readonly initial: VariantState,
+    readonly describe: (step: LiveStep, position: number) => { reason: string; stats: Record<string, unknown> },
+  ) {}
+
+  /** The step that fired i-th. */
+  at(i: number): LiveStep {
+    if (!this.derived) {
+      const out: LiveStep[] = [];
+      const prefix: TurnMeta[] = [];
+      let state = this.initial;
+      for (const end of this.positions) {
+        while (prefix.length < end) prefix.push(this.metas[prefix.length]);
+        const st = this.apply(prefix, this.params as never, state, prefixIndex(this.ix, prefix));
+        if (!st) throw new Error(`a model-free step that fired at turn ${end} does not fire when derived again`);
+        out.push(st);
+        state = st.state;
+      }
+      this.derived = out;
+    }
+    return this.derived[i];
+  }
+}
+
+/** A model-free step's firing: numbers only; its state, reason and stats are derived when read (StepLog). */
 class StepFiring implements LiveFiring {
   // What every step firing shares lives on the prototype: 50,000 small objects, not 50,000 large ones.
   get kind(): 'fire' {
@@ -182,36 +222,26 @@ class StepFiring implements LiveFiring {
   get work(): LiveWork {
     return NO_WORK;
   }
-  readonly state: VariantState;
-  private made: { reason: string; stats: Record<string, unknown> } | null = null;
 
-  private readonly visibleTokens: number;
-  private readonly facts: LiveStep['facts'];
-
-  // The step object itself is not kept (fewer objects surviving into the old generation).
   constructor(
     readonly call: number,
     readonly position: number,
     readonly contextBefore: number,
     readonly contextAfter: number,
-    step: LiveStep,
-    private readonly describe: (step: LiveStep, position: number) => { reason: string; stats: Record<string, unknown> },
-  ) {
-    this.state = step.state;
-    this.visibleTokens = step.visibleTokens;
-    this.facts = step.facts;
-  }
+    private readonly log: StepLog,
+    private readonly index: number,
+  ) {}
 
-  private described(): { reason: string; stats: Record<string, unknown> } {
-    return (this.made ??= this.describe({ state: this.state, visibleTokens: this.visibleTokens, facts: this.facts }, this.position));
+  get state(): VariantState {
+    return this.log.at(this.index).state;
   }
 
   get reason(): string {
-    return this.described().reason;
+    return this.log.describe(this.log.at(this.index), this.position).reason;
   }
 
   get stats(): Record<string, unknown> {
-    return this.described().stats;
+    return this.log.describe(this.log.at(this.index), this.position).stats;
   }
 }
 
@@ -308,6 +338,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
   // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
   const describeStep = (st: LiveStep, position: number) => def.live.describeStep!(metas, position, st);
+  const stepLog = step ? new StepLog(metas, ix, step, prepared.params, store.state(), describeStep) : null;
 
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
@@ -448,7 +479,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     view = st.visibleTokens;
     viewTurns = viewTurnsOf(end, st.state);
     lastEnd = end;
-    firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), st, describeStep));
+    firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), stepLog!, stepLog!.positions.length));
+    stepLog!.positions.push(end);
     return firstChanged(NONE, NONE, before, st.state);
   };
 
