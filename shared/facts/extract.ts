@@ -61,7 +61,15 @@ export function clip(s: string, max: number): string {
 
 /** Text with markup, escaped control characters, timestamps and uuids blanked out. */
 export function cleanText(text: string): string {
-  return text.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' ').replace(TIMESTAMP_RE, ' ').replace(UUID_RE, ' ');
+  // Each pattern needs a character most text lacks ('<', '\\', ':' or '-' of a time or date,
+  // '-' of a uuid): looked for first, so the regex runs only where it can match.
+  let t = text;
+  if (t.includes('<')) t = t.replace(TAG_RE, ' ');
+  if (t.includes('\\')) t = t.replace(ESCAPED_TEXT_RE, ' ');
+  const dash = t.includes('-');
+  if (dash || t.includes(':')) t = t.replace(TIMESTAMP_RE, ' ');
+  if (dash) t = t.replace(UUID_RE, ' ');
+  return t;
 }
 
 /** The canonical key of a number with its unit: "1,200 tokens" → "1200 token", "3x" → "3 ×". */
@@ -73,10 +81,22 @@ export function numberKey(value: string, unit: string): string {
   return `${value.replace(/,/g, '')} ${u}`;
 }
 
+const HAS_DIGIT_RE = /\d/;
+
 const COUNT_UNIT_RE = /^(?:files?|tests?|failures?|errors?|warnings?|calls?|requests?|rows?|records?|commits?|messages?|sessions?|steps?|items?|passes?|runs?|variants?|lines?|turns?|words?|chars?|characters?)$/i;
 
+function stringField(input: Record<string, unknown>, k: string): string | null {
+  const v = input[k];
+  return typeof v === 'string' ? v : null;
+}
+
 class Collector {
+  /** Every fact in the order first seen (the order a ledger breaks salience ties by), by `category\0key`. */
   readonly facts = new Map<string, Fact>();
+  /** The same facts by category then key: a lookup builds no `category\0key` string (most touches find a fact already seen). */
+  private readonly byCategory: Record<FactCategory, Map<string, Fact>> = { path: new Map(), command: new Map(), error: new Map(), identifier: new Map(), number: new Map(), request: new Map(), todo: new Map() };
+  /** Whether a path is a fact already (tool output adds mentions to those only); one function for every result. */
+  private readonly knownPath = (p: string): boolean => this.byCategory.path.has(p);
   /** Errors still open, by the source (command key or tool:target) whose success fixes them. */
   private readonly openErrors = new Map<string, Fact[]>();
   private readonly pending: Pending[] = [];
@@ -101,11 +121,12 @@ class Collector {
   }
 
   touch(category: FactCategory, key: string, text: string, userNamed: boolean): Fact {
-    const id = `${category}\u0000${key}`;
-    let f = this.facts.get(id);
+    const known = this.byCategory[category];
+    let f = known.get(key);
     if (!f) {
       f = { category, key, text, mentions: 0, firstItem: this.item, lastItem: this.item, userNamed: false };
-      this.facts.set(id, f);
+      known.set(key, f);
+      this.facts.set(`${category}\u0000${key}`, f);
     }
     f.mentions++;
     f.lastItem = this.item;
@@ -123,7 +144,11 @@ class Collector {
   }
 
   command(raw: string, userNamed: boolean): string | null {
-    const key = canonicalCommand(raw);
+    return this.canonicalCommandFact(canonicalCommand(raw), userNamed);
+  }
+
+  /** A command already in its canonical form (canonicalCommand) as a fact; null when too short to be one. */
+  private canonicalCommandFact(key: string, userNamed: boolean): string | null {
     if (key.length < 2) return null;
     this.touch('command', key, key, userNamed);
     return key;
@@ -132,27 +157,38 @@ class Collector {
   /** Paths, URLs, identifiers and numbers in something said (by the user when userNamed). */
   references(rawText: string, userNamed: boolean): void {
     const text = cleanText(rawText);
-    for (const m of text.matchAll(URL_RE)) {
-      const url = m[0].replace(/[.,;:!?]+$/, '');
-      this.touch('identifier', url, url, userNamed);
+    // Each pattern below runs only where its required character occurs (a URL's "://", a
+    // backtick, an issue id's '#' or '-', a number's digit): most said text has few of them.
+    let noUrls = text;
+    if (text.includes('://')) {
+      for (const m of text.matchAll(URL_RE)) {
+        const url = m[0].replace(/[.,;:!?]+$/, '');
+        this.touch('identifier', url, url, userNamed);
+      }
+      noUrls = text.replace(URL_RE, ' ');
     }
-    const noUrls = text.replace(URL_RE, ' ');
     for (const p of pathsIn(noUrls)) this.path(p, 'mentioned', userNamed);
-    for (const m of noUrls.matchAll(BACKTICK_RE)) {
-      const code = m[1].trim();
-      if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
-      this.touch('identifier', code, code, userNamed);
+    let noCode = noUrls;
+    if (noUrls.includes('`')) {
+      for (const m of noUrls.matchAll(BACKTICK_RE)) {
+        const code = m[1].trim();
+        if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
+        this.touch('identifier', code, code, userNamed);
+      }
+      noCode = noUrls.replace(BACKTICK_RE, ' ');
     }
-    const noCode = noUrls.replace(BACKTICK_RE, ' ');
     for (const m of noCode.matchAll(IDENT_RE)) {
       const id = m[0];
       if (isNoiseIdentifier(id) || pathOf(id)) continue;
       this.touch('identifier', id, id, userNamed);
     }
-    for (const m of noCode.matchAll(ISSUE_ID_RE)) {
-      const id = m[1] ?? m[2] ?? m[3];
-      if (id) this.touch('identifier', id, id, userNamed);
+    if (noCode.includes('#') || noCode.includes('-')) {
+      for (const m of noCode.matchAll(ISSUE_ID_RE)) {
+        const id = m[1] ?? m[2] ?? m[3];
+        if (id) this.touch('identifier', id, id, userNamed);
+      }
     }
+    if (!HAS_DIGIT_RE.test(noCode)) return;
     for (const m of noCode.matchAll(NUMBER_WITH_UNIT_RE)) {
       if (m[3]) {
         this.touch('number', m[3], m[3], userNamed);
@@ -166,13 +202,16 @@ class Collector {
     }
   }
 
-  request(lines: readonly string[]): void {
-    const joined = lines.join('\n');
-    if (HARNESS_TURN_RE.test(joined)) return;
+  /** A user's said segment (its lines joined by '\n'). */
+  request(joined: string): void {
+    // Markup needs a '<' and escapes a '\\': text without them skips those patterns.
+    const markup = joined.includes('<');
+    if (markup && HARNESS_TURN_RE.test(joined)) return;
     // A slash command's arguments are the user's words; the rest of the harness markup is not.
-    const args = [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ');
-    const said = `${joined.replace(HARNESS_BLOCK_RE, ' ')} ${args}`;
-    const text = clip(said.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' '), REQUEST_CHARS);
+    const args = markup && joined.includes('<command-args>') ? [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ') : '';
+    const said = `${markup ? joined.replace(HARNESS_BLOCK_RE, ' ') : joined} ${args}`;
+    const untagged = markup ? said.replace(TAG_RE, ' ') : said;
+    const text = clip(untagged.includes('\\') ? untagged.replace(ESCAPED_TEXT_RE, ' ') : untagged, REQUEST_CHARS);
     if (text.length < 3 || NOT_A_REQUEST_RE.test(text)) return;
     this.touch('request', text.toLowerCase(), text, true);
     this.references(said, true);
@@ -189,17 +228,17 @@ class Collector {
     } catch {
       // A tool input that is not JSON (truncated or malformed): its name is all there is.
     }
-    const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : null);
     const shell = commandOfInput(name, input);
     if (shell !== null) {
-      const key = this.command(shell, false);
-      const deleting = /^\s*(?:git\s+)?rm\s/.test(canonicalCommand(shell));
+      const canonical = canonicalCommand(shell);
+      const key = this.canonicalCommandFact(canonical, false);
+      const deleting = /^\s*(?:git\s+)?rm\s/.test(canonical);
       // Paths of the command itself; the `cd DIR &&` in front says where, not what.
-      for (const p of pathsIn(canonicalCommand(shell))) this.path(p, deleting ? 'deleted' : 'mentioned', false);
+      for (const p of pathsIn(canonical)) this.path(p, deleting ? 'deleted' : 'mentioned', false);
       this.pending.push(key ? { kind: 'command', key } : { kind: 'tool', source: `${name}:${shell}`, read: false });
       return;
     }
-    const filePath = str('file_path') ?? str('notebook_path') ?? str('path');
+    const filePath = stringField(input, 'file_path') ?? stringField(input, 'notebook_path') ?? stringField(input, 'path');
     let target = filePath ?? '';
     switch (name) {
       case 'Read':
@@ -221,7 +260,7 @@ class Collector {
         this.todoList(input.plan, 'step');
         break;
       case 'apply_patch': {
-        const patch = str('input') ?? str('patch') ?? '';
+        const patch = stringField(input, 'input') ?? stringField(input, 'patch') ?? '';
         for (const pm of patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)) {
           this.path(pm[2].trim(), pm[1] === 'Add' ? 'created' : pm[1] === 'Delete' ? 'deleted' : 'edited', false);
           target = pm[2].trim();
@@ -229,18 +268,18 @@ class Collector {
         break;
       }
       default: {
-        const sub = str('command');
+        const sub = stringField(input, 'command');
         if (filePath && sub && /editor|edit_file/i.test(name)) {
           // OpenHands / SWE-agent editors: one tool, the action in `command`.
           this.path(filePath, sub === 'view' ? 'read' : sub === 'create' ? 'created' : 'edited', false);
         } else {
           if (filePath && pathOf(filePath)) this.path(filePath, 'mentioned', false);
-          const url = str('url');
+          const url = stringField(input, 'url');
           if (url) this.touch('identifier', url, url, false);
         }
       }
     }
-    const read = name === 'Read' || name === 'NotebookRead' || (str('command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
+    const read = name === 'Read' || name === 'NotebookRead' || (stringField(input, 'command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
     this.pending.push({ kind: 'tool', source: `${name}:${target}`, read });
   }
 
@@ -268,11 +307,10 @@ class Collector {
     const text = lines.join('\n');
     // Tool output names paths by the hundred (compiler traces of dependencies, listings):
     // it adds mentions to files the conversation already named, never new facts.
-    const known = (p: string) => this.facts.has(`path\u0000${p}`);
-    for (const p of knownPathsIn(text.includes('\\') ? text.replace(ESCAPED_TEXT_RE, ' ') : text, known)) this.path(p, 'mentioned', false);
+    for (const p of knownPathsIn(text.includes('\\') ? text.replace(ESCAPED_TEXT_RE, ' ') : text, this.knownPath)) this.path(p, 'mentioned', false);
     const source = use ? (use.kind === 'command' ? `command:${use.key}` : use.source) : null;
     if (use?.kind === 'command') {
-      const f = this.facts.get(`command\u0000${use.key}`)!;
+      const f = this.byCategory.command.get(use.key)!;
       f.ok = outcome.ok;
       f.exitCode = outcome.exitCode;
       if (!outcome.ok) f.failures = (f.failures ?? 0) + 1;
@@ -415,15 +453,17 @@ export function extractFacts(items: readonly SummarizeItem[]): FactSet {
     const isUserTurn = item.kind === 'turn' && item.role === 'user';
     for (const seg of itemSegments(item.text)) {
       switch (seg.kind) {
-        case 'said':
-          if (isUserTurn) c.request(seg.lines);
-          else c.references(seg.lines.join('\n'), false);
-          c.decisions(seg.lines.join('\n'), isUserTurn);
+        case 'said': {
+          const said = seg.lines.join('\n');
+          if (isUserTurn) c.request(said);
+          else c.references(said, false);
+          c.decisions(said, isUserTurn);
           for (const line of seg.lines) {
             const shell = SHELL_LINE_RE.exec(line);
             if (shell) c.command(shell[1], isUserTurn);
           }
           break;
+        }
         case 'tool_use':
           for (const line of seg.lines) {
             c.toolUse(line);

@@ -48,15 +48,47 @@ export function shortPath(p: string): string {
   return p;
 }
 
+/**
+ * Whether a UTF-16 code unit is one TOKEN_SPLIT_RE splits on: JavaScript's `\s` (the
+ * WhiteSpace and LineTerminator sets) or one of "'`(),;<>[]{}|=.
+ */
+function isTokenSeparator(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 127) return c === 34 || c === 39 || c === 96 || c === 40 || c === 41 || c === 44 || c === 59 || c === 60 || c === 62 || c === 91 || c === 93 || c === 123 || c === 125 || c === 124 || c === 61;
+  if (c < 160) return false;
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * The tokens of `text.split(TOKEN_SPLIT_RE)` that may name a path (at least 4 characters, with
+ * a `/` or a `.`), in order, found by one scan of the characters: only those tokens are cut
+ * out as strings (tool output is mostly words and numbers, and splitting it whole allocated
+ * every one of them).
+ */
+function pathCandidates(text: string, each: (token: string) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isTokenSeparator(text.charCodeAt(i))) i++;
+    const start = i;
+    let pathChar = false;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 47 || c === 46) pathChar = true;
+      else if (isTokenSeparator(c)) break;
+    }
+    if (pathChar && i - start >= 4) each(text.slice(start, i));
+  }
+}
+
 /** Every path in a text, in order (URLs removed first; duplicates kept: the caller counts mentions). */
 export function pathsIn(text: string): string[] {
   const out: string[] = [];
-  for (const token of text.replace(URL_RE, ' ').split(TOKEN_SPLIT_RE)) {
-    // Most tokens are words: a path has a slash or a dot, checked before any regex runs.
-    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
+  // A URL holds "://"; most texts have none and skip the replace.
+  pathCandidates(text.includes('://') ? text.replace(URL_RE, ' ') : text, (token) => {
     const p = pathOf(token);
     if (p) out.push(p);
-  }
+  });
   return out;
 }
 
@@ -67,8 +99,7 @@ export function pathsIn(text: string): string[] {
  */
 export function knownPathsIn(text: string, known: (p: string) => boolean): string[] {
   const out: string[] = [];
-  for (const token of text.split(TOKEN_SPLIT_RE)) {
-    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
+  pathCandidates(text, (token) => {
     let end = token.length;
     for (;;) {
       const ch = token.charCodeAt(end - 1);
@@ -91,7 +122,7 @@ export function knownPathsIn(text: string, known: (p: string) => boolean): strin
     let p = end === token.length ? token : token.slice(0, end);
     if (p.startsWith('./')) p = p.slice(2);
     if (known(p)) out.push(p);
-  }
+  });
   return out;
 }
 

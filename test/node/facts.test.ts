@@ -8,6 +8,7 @@ import { turnsToItems } from '../../shared/summarize/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
+import { knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
 const text = (t: string): ContentBlock => ({ type: 'text', text: t });
@@ -137,6 +138,25 @@ describe('extractFacts on a hand-made session', () => {
     expect(canonicalCommand('cd /a/b && npm test 2>&1 | tail -30')).toBe('npm test');
     expect(canonicalCommand('git commit -m "$(cat <<\'EOF\'\nmsg\nEOF\n)"')).toBe('git commit -m');
     expect(canonicalCommand('cd /tmp')).toBe('');
+  });
+});
+
+describe('path tokens', () => {
+  it('pathsIn and knownPathsIn cut tokens exactly where TOKEN_SPLIT_RE splits (every \\s, Unicode spaces included)', () => {
+    // Each separator class of TOKEN_SPLIT_RE between paths: ASCII whitespace, the Unicode
+    // spaces JavaScript's \s matches (NBSP, en quad, line separator, ideographic space, BOM),
+    // the punctuation it lists; and characters it does NOT split on (\u0085, \u200b, ':').
+    const seps = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '"', "'", '`', '(', ')', ',', ';', '<', '>', '[', ']', '{', '}', '|', '='];
+    const names = ['lib/a.ex', 'src/store/x', './b/c/d.ts', '/home/u/p/e.py', 'f.md:12:7', 'g.json.', 'no', 'and/or', 'x\u0085lib/y.ex', 'lib/z\u200b.ex', 'http://h.io/lib/u.ex'];
+    const text = names.flatMap((n, i) => [n, seps[i % seps.length], seps[(i * 7 + 3) % seps.length]]).join('') + seps.join('lib/q.ex');
+    // The reference: what the split gave before the scan replaced it.
+    const byPathOf = text.replace(URL_RE, ' ').split(TOKEN_SPLIT_RE).filter((t) => t.length >= 4 && (t.includes('/') || t.includes('.'))).flatMap((t) => pathOf(t) ?? []);
+    expect(pathsIn(text)).toEqual(byPathOf);
+    expect(pathsIn(text)).toContain('lib/q.ex');
+    const seen: string[] = [];
+    knownPathsIn(text, (p) => (seen.push(p), true));
+    const expected = text.split(TOKEN_SPLIT_RE).filter((t) => t.length >= 4 && (t.includes('/') || t.includes('.'))).map((t) => t.replace(/(?::\d+)*[.,:!?]*$/, '').replace(/^\.\//, ''));
+    expect(seen).toEqual(expected);
   });
 });
 
