@@ -17,7 +17,8 @@
  * - decisions: sentences that state a choice with its reason (shared/facts/decisions.ts).
  */
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { itemSegments } from '../summarize/items.js';
+import { itemSegments, turnToItem } from '../summarize/items.js';
+import type { Turn } from '../model/turn.js';
 import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
   BACKTICK_RE,
@@ -91,9 +92,9 @@ function stringField(input: Record<string, unknown>, k: string): string | null {
 }
 
 class Collector {
-  /** Every fact in the order first seen (the order a ledger breaks salience ties by), by `category\0key`. */
-  readonly facts = new Map<string, Fact>();
-  /** The same facts by category then key: a lookup builds no `category\0key` string (most touches find a fact already seen). */
+  /** Every fact in the order first seen (the order a ledger breaks salience ties by). */
+  private readonly order: Fact[] = [];
+  /** The same facts by category then key. */
   private readonly byCategory: Record<FactCategory, Map<string, Fact>> = { path: new Map(), command: new Map(), error: new Map(), identifier: new Map(), number: new Map(), request: new Map(), todo: new Map() };
   /** Whether a path is a fact already (tool output adds mentions to those only); one function for every result. */
   private readonly knownPath = (p: string): boolean => this.byCategory.path.has(p);
@@ -126,7 +127,7 @@ class Collector {
     if (!f) {
       f = { category, key, text, mentions: 0, firstItem: this.item, lastItem: this.item, userNamed: false };
       known.set(key, f);
-      this.facts.set(`${category}\u0000${key}`, f);
+      this.order.push(f);
     }
     f.mentions++;
     f.lastItem = this.item;
@@ -135,7 +136,7 @@ class Collector {
   }
 
   path(raw: string, action: PathAction, userNamed: boolean): void {
-    const p = raw.replace(/^\.\//, '');
+    const p = raw.startsWith('./') ? raw.slice(2) : raw;
     if (p.length < 3) return;
     const f = this.touch('path', p, p, userNamed);
     const actions = (f.actions ??= {});
@@ -144,7 +145,15 @@ class Collector {
   }
 
   command(raw: string, userNamed: boolean): string | null {
-    return this.canonicalCommandFact(canonicalCommand(raw), userNamed);
+    return this.canonicalCommandFact(this.canonical(raw), userNamed);
+  }
+
+  /** canonicalCommand, once per distinct command of the span (agents run the same commands again and again). */
+  private readonly canonicalOf = new Map<string, string>();
+  canonical(raw: string): string {
+    let c = this.canonicalOf.get(raw);
+    if (c === undefined) this.canonicalOf.set(raw, (c = canonicalCommand(raw)));
+    return c;
   }
 
   /** A command already in its canonical form (canonicalCommand) as a fact; null when too short to be one. */
@@ -230,7 +239,7 @@ class Collector {
     }
     const shell = commandOfInput(name, input);
     if (shell !== null) {
-      const canonical = canonicalCommand(shell);
+      const canonical = this.canonical(shell);
       const key = this.canonicalCommandFact(canonical, false);
       const deleting = /^\s*(?:git\s+)?rm\s/.test(canonical);
       // Paths of the command itself; the `cd DIR &&` in front says where, not what.
@@ -304,10 +313,10 @@ class Collector {
     const use = this.pending.shift();
     if (use?.kind === 'tool' && use.read) return; // a file's content: not facts of the conversation
     const outcome = outcomeOf(lines, isError);
-    const text = lines.join('\n');
     // Tool output names paths by the hundred (compiler traces of dependencies, listings):
-    // it adds mentions to files the conversation already named, never new facts.
-    for (const p of knownPathsIn(text.includes('\\') ? text.replace(ESCAPED_TEXT_RE, ' ') : text, this.knownPath)) this.path(p, 'mentioned', false);
+    // it adds mentions to files the conversation already named, never new facts. Line by
+    // line (a token never spans a line break, nor does an escape) rather than joined again.
+    for (const l of lines) for (const p of knownPathsIn(l.includes('\\') ? l.replace(ESCAPED_TEXT_RE, ' ') : l, this.knownPath)) this.path(p, 'mentioned', false);
     const source = use ? (use.kind === 'command' ? `command:${use.key}` : use.source) : null;
     if (use?.kind === 'command') {
       const f = this.byCategory.command.get(use.key)!;
@@ -336,14 +345,19 @@ class Collector {
 
   finish(itemCount: number): FactSet {
     if (this.todos) {
+      // Todo facts come last, one per content (a later item of the same content takes the first one's place).
+      const todos = this.byCategory.todo;
       for (const t of this.todos) {
         const seen = this.todoSeen.get(t.content.toLowerCase())!;
         const f: Fact = { category: 'todo', key: t.content.toLowerCase(), text: t.content, mentions: seen.mentions, firstItem: seen.first, lastItem: this.lastTodoItem, userNamed: false, status: t.status };
-        this.facts.set(`todo\u0000${f.key}`, f);
+        const prev = todos.get(f.key);
+        if (prev) this.order[this.order.indexOf(prev)] = f;
+        else this.order.push(f);
+        todos.set(f.key, f);
       }
     }
-    shortenPaths([...this.facts.values()]);
-    const facts = foldRelativePaths([...this.facts.values()]);
+    shortenPaths(this.order);
+    const facts = foldRelativePaths(this.order.slice());
     for (const f of facts) f.detail = detailOf(f);
     return { facts, itemCount, decisions: [...this.decisionList.values()] };
   }
@@ -446,10 +460,22 @@ export function detailOf(f: Fact): string | undefined {
 
 /** The facts of a span of summarizer items (time order). Linear in the text's length. */
 export function extractFacts(items: readonly SummarizeItem[]): FactSet {
+  return collectFacts(items.length, (i) => items[i]);
+}
+
+/**
+ * extractFacts of the turns' summarizer items (`turnsToItems`), each item made only when it is
+ * read: a long span (a firing ledger over a whole session) never holds all their texts at once.
+ */
+export function extractTurnFacts(turns: ReadonlyArray<Pick<Turn, 'role' | 'blocks'>>): FactSet {
+  return collectFacts(turns.length, (i) => turnToItem(turns[i]));
+}
+
+function collectFacts(count: number, itemAt: (i: number) => SummarizeItem): FactSet {
   const c = new Collector();
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < count; i++) {
     c.item = i;
-    const item = items[i];
+    const item = itemAt(i);
     const isUserTurn = item.kind === 'turn' && item.role === 'user';
     for (const seg of itemSegments(item.text)) {
       switch (seg.kind) {
@@ -484,5 +510,5 @@ export function extractFacts(items: readonly SummarizeItem[]): FactSet {
       }
     }
   }
-  return c.finish(items.length);
+  return c.finish(count);
 }

@@ -15,10 +15,9 @@ import type { Turn } from '../model/turn.js';
 import type { StrategyName, VariantState } from '../strategies/types.js';
 import { turnFates } from '../compare/fates.js';
 import { contextText } from '../facts/context.js';
-import { extractFacts } from '../facts/extract.js';
+import { extractTurnFacts } from '../facts/extract.js';
 import { ledgerOf } from '../facts/ledger.js';
 import type { Ledger } from '../facts/types.js';
-import { turnsToItems } from '../summarize/items.js';
 import { buildReplayMessages } from './build.js';
 
 /** The variant at one moment: the summaries it has (with their compacted flags then) and its state. */
@@ -58,5 +57,5 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
     if (now !== b.fates[i] || a.summaryIds[i] !== b.summaryIds[i]) compacted.push(t);
   });
   if (compacted.length === 0) return null;
-  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractFacts(turnsToItems(compacted)), contextText(afterMessages)) };
+  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractTurnFacts(compacted), contextText(afterMessages)) };
 }

@@ -101,7 +101,8 @@ export function itemSegments(text: string): ItemSegment[] {
       }
       if (opens) cur = openSegment(out, cur, opens);
     }
-    const closes = line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult);
+    // Both closing markers end with ']': other lines skip the two suffix checks.
+    const closes = line.charCodeAt(line.length - 1) === 93 && (line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult));
     if (closes) line = line.slice(0, line.lastIndexOf('[/')).trim();
     const kept = line.trim();
     if (kept.length > 0) cur.lines.push(kept);
