@@ -12,6 +12,8 @@ import type { FateSegment, TurnFate } from './types.js';
 const MASK_PREFIX = maskPlaceholder('\u0000', 0).split('\u0000')[0];
 
 export type FateTurn = Pick<Turn, 'position' | 'blocks'>;
+/** What the fates read of a message the model receives (token counts are not needed). */
+export type FateMessage = Pick<ReplayMessage, 'origin' | 'parts' | 'blocks'>;
 export interface FateSummary {
   id: number;
   firstPosition: number;
@@ -25,12 +27,39 @@ function meaningful(b: ContentBlock): boolean {
   return true;
 }
 
-function fateOfSent(turn: FateTurn, message: ReplayMessage): TurnFate {
-  const sent = new Set(message.blocks.map((b) => stableJson(b)));
+/** The blocks of the messages one context sends, indexed lazily once per message. */
+class SentBlocks {
+  private readonly ids = new Map<FateMessage, Set<ContentBlock>>();
+  private readonly values = new Map<FateMessage, Set<string>>();
+
+  /** Whether `b` itself (the same object) is one of the message's blocks. */
+  same(m: FateMessage, b: ContentBlock): boolean {
+    // A short message is scanned; a long one (many turns merged into it) gets a set once.
+    if (m.blocks.length <= 16) return m.blocks.includes(b);
+    let set = this.ids.get(m);
+    if (!set) this.ids.set(m, (set = new Set(m.blocks)));
+    return set.has(b);
+  }
+
+  /** The message's blocks by value. */
+  json(m: FateMessage): ReadonlySet<string> {
+    let set = this.values.get(m);
+    if (!set) this.values.set(m, (set = new Set(m.blocks.map((b) => stableJson(b)))));
+    return set;
+  }
+}
+
+/**
+ * The fate of a turn sent in `message`. A block the view passed through unchanged is the very
+ * same object in the message (views and the normalizer copy only what they change), so identity
+ * answers most blocks; only the others are compared by value (stableJson), against the
+ * message's blocks serialized once per message (shared by every turn merged into it).
+ */
+function fateOfSent(turn: FateTurn, message: FateMessage, sent: SentBlocks): TurnFate {
   let changed = false;
   let masked = false;
   for (const b of turn.blocks) {
-    if (!meaningful(b) || sent.has(stableJson(b))) continue;
+    if (!meaningful(b) || sent.same(message, b) || sent.json(message).has(stableJson(b))) continue;
     changed = true;
     if (b.type === 'tool_result') {
       const id = b.tool_use_id;
@@ -61,8 +90,9 @@ export interface TurnFates {
  * not sent is `summarized` when a summary that IS sent covers its position (the
  * innermost such summary when several do), else `dropped`.
  */
-export function turnFates(turns: readonly FateTurn[], messages: readonly ReplayMessage[], summaries: readonly FateSummary[]): TurnFates {
-  const sentIn = new Map<number, ReplayMessage>();
+export function turnFates(turns: readonly FateTurn[], messages: readonly FateMessage[], summaries: readonly FateSummary[]): TurnFates {
+  const sentIn = new Map<number, FateMessage>();
+  const sent = new SentBlocks();
   const sentSummaries = new Set<number>();
   for (const m of messages) {
     for (const o of m.parts ?? [m.origin]) {
@@ -77,7 +107,7 @@ export function turnFates(turns: readonly FateTurn[], messages: readonly ReplayM
   for (const t of turns) {
     const m = sentIn.get(t.position);
     if (m) {
-      fates.push(fateOfSent(t, m));
+      fates.push(fateOfSent(t, m, sent));
       summaryIds.push(null);
       continue;
     }

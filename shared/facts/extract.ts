@@ -17,7 +17,8 @@
  * - decisions: sentences that state a choice with its reason (shared/facts/decisions.ts).
  */
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { itemSegments } from '../summarize/items.js';
+import { itemSegments, turnToItem } from '../summarize/items.js';
+import type { Turn } from '../model/turn.js';
 import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
   BACKTICK_RE,
@@ -61,7 +62,15 @@ export function clip(s: string, max: number): string {
 
 /** Text with markup, escaped control characters, timestamps and uuids blanked out. */
 export function cleanText(text: string): string {
-  return text.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' ').replace(TIMESTAMP_RE, ' ').replace(UUID_RE, ' ');
+  // Each pattern needs a character most text lacks ('<', '\\', ':' or '-' of a time or date,
+  // '-' of a uuid): looked for first, so the regex runs only where it can match.
+  let t = text;
+  if (t.includes('<')) t = t.replace(TAG_RE, ' ');
+  if (t.includes('\\')) t = t.replace(ESCAPED_TEXT_RE, ' ');
+  const dash = t.includes('-');
+  if (dash || t.includes(':')) t = t.replace(TIMESTAMP_RE, ' ');
+  if (dash) t = t.replace(UUID_RE, ' ');
+  return t;
 }
 
 /** The canonical key of a number with its unit: "1,200 tokens" → "1200 token", "3x" → "3 ×". */
@@ -73,10 +82,22 @@ export function numberKey(value: string, unit: string): string {
   return `${value.replace(/,/g, '')} ${u}`;
 }
 
+const HAS_DIGIT_RE = /\d/;
+
 const COUNT_UNIT_RE = /^(?:files?|tests?|failures?|errors?|warnings?|calls?|requests?|rows?|records?|commits?|messages?|sessions?|steps?|items?|passes?|runs?|variants?|lines?|turns?|words?|chars?|characters?)$/i;
 
+function stringField(input: Record<string, unknown>, k: string): string | null {
+  const v = input[k];
+  return typeof v === 'string' ? v : null;
+}
+
 class Collector {
-  readonly facts = new Map<string, Fact>();
+  /** Every fact in the order first seen (the order a ledger breaks salience ties by). */
+  private readonly order: Fact[] = [];
+  /** The same facts by category then key. */
+  private readonly byCategory: Record<FactCategory, Map<string, Fact>> = { path: new Map(), command: new Map(), error: new Map(), identifier: new Map(), number: new Map(), request: new Map(), todo: new Map() };
+  /** Whether a path is a fact already (tool output adds mentions to those only); one function for every result. */
+  private readonly knownPath = (p: string): boolean => this.byCategory.path.has(p);
   /** Errors still open, by the source (command key or tool:target) whose success fixes them. */
   private readonly openErrors = new Map<string, Fact[]>();
   private readonly pending: Pending[] = [];
@@ -101,11 +122,12 @@ class Collector {
   }
 
   touch(category: FactCategory, key: string, text: string, userNamed: boolean): Fact {
-    const id = `${category}\u0000${key}`;
-    let f = this.facts.get(id);
+    const known = this.byCategory[category];
+    let f = known.get(key);
     if (!f) {
       f = { category, key, text, mentions: 0, firstItem: this.item, lastItem: this.item, userNamed: false };
-      this.facts.set(id, f);
+      known.set(key, f);
+      this.order.push(f);
     }
     f.mentions++;
     f.lastItem = this.item;
@@ -114,7 +136,7 @@ class Collector {
   }
 
   path(raw: string, action: PathAction, userNamed: boolean): void {
-    const p = raw.replace(/^\.\//, '');
+    const p = raw.startsWith('./') ? raw.slice(2) : raw;
     if (p.length < 3) return;
     const f = this.touch('path', p, p, userNamed);
     const actions = (f.actions ??= {});
@@ -123,7 +145,19 @@ class Collector {
   }
 
   command(raw: string, userNamed: boolean): string | null {
-    const key = canonicalCommand(raw);
+    return this.canonicalCommandFact(this.canonical(raw), userNamed);
+  }
+
+  /** canonicalCommand, once per distinct command of the span (agents run the same commands again and again). */
+  private readonly canonicalOf = new Map<string, string>();
+  canonical(raw: string): string {
+    let c = this.canonicalOf.get(raw);
+    if (c === undefined) this.canonicalOf.set(raw, (c = canonicalCommand(raw)));
+    return c;
+  }
+
+  /** A command already in its canonical form (canonicalCommand) as a fact; null when too short to be one. */
+  private canonicalCommandFact(key: string, userNamed: boolean): string | null {
     if (key.length < 2) return null;
     this.touch('command', key, key, userNamed);
     return key;
@@ -132,27 +166,38 @@ class Collector {
   /** Paths, URLs, identifiers and numbers in something said (by the user when userNamed). */
   references(rawText: string, userNamed: boolean): void {
     const text = cleanText(rawText);
-    for (const m of text.matchAll(URL_RE)) {
-      const url = m[0].replace(/[.,;:!?]+$/, '');
-      this.touch('identifier', url, url, userNamed);
+    // Each pattern below runs only where its required character occurs (a URL's "://", a
+    // backtick, an issue id's '#' or '-', a number's digit): most said text has few of them.
+    let noUrls = text;
+    if (text.includes('://')) {
+      for (const m of text.matchAll(URL_RE)) {
+        const url = m[0].replace(/[.,;:!?]+$/, '');
+        this.touch('identifier', url, url, userNamed);
+      }
+      noUrls = text.replace(URL_RE, ' ');
     }
-    const noUrls = text.replace(URL_RE, ' ');
     for (const p of pathsIn(noUrls)) this.path(p, 'mentioned', userNamed);
-    for (const m of noUrls.matchAll(BACKTICK_RE)) {
-      const code = m[1].trim();
-      if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
-      this.touch('identifier', code, code, userNamed);
+    let noCode = noUrls;
+    if (noUrls.includes('`')) {
+      for (const m of noUrls.matchAll(BACKTICK_RE)) {
+        const code = m[1].trim();
+        if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
+        this.touch('identifier', code, code, userNamed);
+      }
+      noCode = noUrls.replace(BACKTICK_RE, ' ');
     }
-    const noCode = noUrls.replace(BACKTICK_RE, ' ');
     for (const m of noCode.matchAll(IDENT_RE)) {
       const id = m[0];
       if (isNoiseIdentifier(id) || pathOf(id)) continue;
       this.touch('identifier', id, id, userNamed);
     }
-    for (const m of noCode.matchAll(ISSUE_ID_RE)) {
-      const id = m[1] ?? m[2] ?? m[3];
-      if (id) this.touch('identifier', id, id, userNamed);
+    if (noCode.includes('#') || noCode.includes('-')) {
+      for (const m of noCode.matchAll(ISSUE_ID_RE)) {
+        const id = m[1] ?? m[2] ?? m[3];
+        if (id) this.touch('identifier', id, id, userNamed);
+      }
     }
+    if (!HAS_DIGIT_RE.test(noCode)) return;
     for (const m of noCode.matchAll(NUMBER_WITH_UNIT_RE)) {
       if (m[3]) {
         this.touch('number', m[3], m[3], userNamed);
@@ -166,13 +211,16 @@ class Collector {
     }
   }
 
-  request(lines: readonly string[]): void {
-    const joined = lines.join('\n');
-    if (HARNESS_TURN_RE.test(joined)) return;
+  /** A user's said segment (its lines joined by '\n'). */
+  request(joined: string): void {
+    // Markup needs a '<' and escapes a '\\': text without them skips those patterns.
+    const markup = joined.includes('<');
+    if (markup && HARNESS_TURN_RE.test(joined)) return;
     // A slash command's arguments are the user's words; the rest of the harness markup is not.
-    const args = [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ');
-    const said = `${joined.replace(HARNESS_BLOCK_RE, ' ')} ${args}`;
-    const text = clip(said.replace(TAG_RE, ' ').replace(ESCAPED_TEXT_RE, ' '), REQUEST_CHARS);
+    const args = markup && joined.includes('<command-args>') ? [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ') : '';
+    const said = `${markup ? joined.replace(HARNESS_BLOCK_RE, ' ') : joined} ${args}`;
+    const untagged = markup ? said.replace(TAG_RE, ' ') : said;
+    const text = clip(untagged.includes('\\') ? untagged.replace(ESCAPED_TEXT_RE, ' ') : untagged, REQUEST_CHARS);
     if (text.length < 3 || NOT_A_REQUEST_RE.test(text)) return;
     this.touch('request', text.toLowerCase(), text, true);
     this.references(said, true);
@@ -189,17 +237,17 @@ class Collector {
     } catch {
       // A tool input that is not JSON (truncated or malformed): its name is all there is.
     }
-    const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : null);
     const shell = commandOfInput(name, input);
     if (shell !== null) {
-      const key = this.command(shell, false);
-      const deleting = /^\s*(?:git\s+)?rm\s/.test(canonicalCommand(shell));
+      const canonical = this.canonical(shell);
+      const key = this.canonicalCommandFact(canonical, false);
+      const deleting = /^\s*(?:git\s+)?rm\s/.test(canonical);
       // Paths of the command itself; the `cd DIR &&` in front says where, not what.
-      for (const p of pathsIn(canonicalCommand(shell))) this.path(p, deleting ? 'deleted' : 'mentioned', false);
+      for (const p of pathsIn(canonical)) this.path(p, deleting ? 'deleted' : 'mentioned', false);
       this.pending.push(key ? { kind: 'command', key } : { kind: 'tool', source: `${name}:${shell}`, read: false });
       return;
     }
-    const filePath = str('file_path') ?? str('notebook_path') ?? str('path');
+    const filePath = stringField(input, 'file_path') ?? stringField(input, 'notebook_path') ?? stringField(input, 'path');
     let target = filePath ?? '';
     switch (name) {
       case 'Read':
@@ -221,7 +269,7 @@ class Collector {
         this.todoList(input.plan, 'step');
         break;
       case 'apply_patch': {
-        const patch = str('input') ?? str('patch') ?? '';
+        const patch = stringField(input, 'input') ?? stringField(input, 'patch') ?? '';
         for (const pm of patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)) {
           this.path(pm[2].trim(), pm[1] === 'Add' ? 'created' : pm[1] === 'Delete' ? 'deleted' : 'edited', false);
           target = pm[2].trim();
@@ -229,18 +277,18 @@ class Collector {
         break;
       }
       default: {
-        const sub = str('command');
+        const sub = stringField(input, 'command');
         if (filePath && sub && /editor|edit_file/i.test(name)) {
           // OpenHands / SWE-agent editors: one tool, the action in `command`.
           this.path(filePath, sub === 'view' ? 'read' : sub === 'create' ? 'created' : 'edited', false);
         } else {
           if (filePath && pathOf(filePath)) this.path(filePath, 'mentioned', false);
-          const url = str('url');
+          const url = stringField(input, 'url');
           if (url) this.touch('identifier', url, url, false);
         }
       }
     }
-    const read = name === 'Read' || name === 'NotebookRead' || (str('command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
+    const read = name === 'Read' || name === 'NotebookRead' || (stringField(input, 'command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
     this.pending.push({ kind: 'tool', source: `${name}:${target}`, read });
   }
 
@@ -265,14 +313,13 @@ class Collector {
     const use = this.pending.shift();
     if (use?.kind === 'tool' && use.read) return; // a file's content: not facts of the conversation
     const outcome = outcomeOf(lines, isError);
-    const text = lines.join('\n');
     // Tool output names paths by the hundred (compiler traces of dependencies, listings):
-    // it adds mentions to files the conversation already named, never new facts.
-    const known = (p: string) => this.facts.has(`path\u0000${p}`);
-    for (const p of knownPathsIn(text.includes('\\') ? text.replace(ESCAPED_TEXT_RE, ' ') : text, known)) this.path(p, 'mentioned', false);
+    // it adds mentions to files the conversation already named, never new facts. Line by
+    // line (a token never spans a line break, nor does an escape) rather than joined again.
+    for (const l of lines) for (const p of knownPathsIn(l.includes('\\') ? l.replace(ESCAPED_TEXT_RE, ' ') : l, this.knownPath)) this.path(p, 'mentioned', false);
     const source = use ? (use.kind === 'command' ? `command:${use.key}` : use.source) : null;
     if (use?.kind === 'command') {
-      const f = this.facts.get(`command\u0000${use.key}`)!;
+      const f = this.byCategory.command.get(use.key)!;
       f.ok = outcome.ok;
       f.exitCode = outcome.exitCode;
       if (!outcome.ok) f.failures = (f.failures ?? 0) + 1;
@@ -298,14 +345,19 @@ class Collector {
 
   finish(itemCount: number): FactSet {
     if (this.todos) {
+      // Todo facts come last, one per content (a later item of the same content takes the first one's place).
+      const todos = this.byCategory.todo;
       for (const t of this.todos) {
         const seen = this.todoSeen.get(t.content.toLowerCase())!;
         const f: Fact = { category: 'todo', key: t.content.toLowerCase(), text: t.content, mentions: seen.mentions, firstItem: seen.first, lastItem: this.lastTodoItem, userNamed: false, status: t.status };
-        this.facts.set(`todo\u0000${f.key}`, f);
+        const prev = todos.get(f.key);
+        if (prev) this.order[this.order.indexOf(prev)] = f;
+        else this.order.push(f);
+        todos.set(f.key, f);
       }
     }
-    shortenPaths([...this.facts.values()]);
-    const facts = foldRelativePaths([...this.facts.values()]);
+    shortenPaths(this.order);
+    const facts = foldRelativePaths(this.order.slice());
     for (const f of facts) f.detail = detailOf(f);
     return { facts, itemCount, decisions: [...this.decisionList.values()] };
   }
@@ -408,22 +460,36 @@ export function detailOf(f: Fact): string | undefined {
 
 /** The facts of a span of summarizer items (time order). Linear in the text's length. */
 export function extractFacts(items: readonly SummarizeItem[]): FactSet {
+  return collectFacts(items.length, (i) => items[i]);
+}
+
+/**
+ * extractFacts of the turns' summarizer items (`turnsToItems`), each item made only when it is
+ * read: a long span (a firing ledger over a whole session) never holds all their texts at once.
+ */
+export function extractTurnFacts(turns: ReadonlyArray<Pick<Turn, 'role' | 'blocks'>>): FactSet {
+  return collectFacts(turns.length, (i) => turnToItem(turns[i]));
+}
+
+function collectFacts(count: number, itemAt: (i: number) => SummarizeItem): FactSet {
   const c = new Collector();
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < count; i++) {
     c.item = i;
-    const item = items[i];
+    const item = itemAt(i);
     const isUserTurn = item.kind === 'turn' && item.role === 'user';
     for (const seg of itemSegments(item.text)) {
       switch (seg.kind) {
-        case 'said':
-          if (isUserTurn) c.request(seg.lines);
-          else c.references(seg.lines.join('\n'), false);
-          c.decisions(seg.lines.join('\n'), isUserTurn);
+        case 'said': {
+          const said = seg.lines.join('\n');
+          if (isUserTurn) c.request(said);
+          else c.references(said, false);
+          c.decisions(said, isUserTurn);
           for (const line of seg.lines) {
             const shell = SHELL_LINE_RE.exec(line);
             if (shell) c.command(shell[1], isUserTurn);
           }
           break;
+        }
         case 'tool_use':
           for (const line of seg.lines) {
             c.toolUse(line);
@@ -444,5 +510,5 @@ export function extractFacts(items: readonly SummarizeItem[]): FactSet {
       }
     }
   }
-  return c.finish(items.length);
+  return c.finish(count);
 }

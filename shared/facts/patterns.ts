@@ -24,17 +24,65 @@ export const COMMON_ROOTS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app
  * A trailing `:line:col` and punctuation are dropped.
  */
 export function pathOf(token: string): string | null {
-  const t = token.replace(/(?::\d+)+$/, '').replace(/[.,:!?]+$/, '');
+  const t = withoutTrailing(token);
   if (t.length < 4 || t.includes('://') || t.includes('\\')) return null;
   // A bare name needs a name before its extension (`.erl` alone is not a file).
   if (!t.includes('/')) return FILE_EXT_RE.test(t) && PATH_SEGMENT_RE.test(t) && !/^\.?\d/.test(t) && !/^\.[^.]+$/.test(t) ? t : null;
   if (t.startsWith('/dev/')) return null;
-  const segments = t.replace(/^(?:~|\.{1,2})?\//, '').split('/').filter((x) => x.length > 0);
-  if (segments.length === 0 || !segments.every((x) => PATH_SEGMENT_RE.test(x)) || segments.every((x) => /^\d+$/.test(x))) return null;
+  // The segments after a leading `/`, `~/`, `./` or `../`, empty ones skipped: read in one pass
+  // (every segment of word characters and .@+-, not all digits; how many; the first).
+  const rooted = ROOTED_RE.test(t);
+  const from = rooted ? t.indexOf('/') + 1 : 0;
+  let segments = 0;
+  let first = '';
+  let allDigits = true;
+  let segStart = from;
+  for (let i = from; i <= t.length; i++) {
+    const c = i < t.length ? t.charCodeAt(i) : 47;
+    if (c === 47) {
+      if (i > segStart) {
+        if (segments === 0) first = t.slice(segStart, i);
+        segments++;
+      }
+      segStart = i + 1;
+      continue;
+    }
+    if (!isSegmentChar(c)) return null;
+    if (c < 48 || c > 57) allDigits = false;
+  }
+  if (segments === 0 || allDigits) return null;
   if (FILE_EXT_RE.test(t)) return t;
-  if (segments.length >= 3) return t;
-  if (segments.length === 2 && (/^(?:~|\.{1,2})?\//.test(t) || COMMON_ROOTS.has(segments[0]))) return t;
+  if (segments >= 3) return t;
+  if (segments === 2 && (rooted || COMMON_ROOTS.has(first))) return t;
   return null;
+}
+
+/** `/`, `~/`, `./` or `../` at the start of a path. */
+const ROOTED_RE = /^(?:~|\.{1,2})?\//;
+
+/** A character of PATH_SEGMENT_RE: a word character or . @ + -. */
+function isSegmentChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 64 || c === 43 || c === 45;
+}
+
+/**
+ * A token without a trailing `:line:col` (`(?::\d+)+$`), then without trailing . , : ! ?
+ * (`[.,:!?]+$`): the two replaces pathOf did, as two backward scans.
+ */
+function withoutTrailing(token: string): string {
+  let end = token.length;
+  for (;;) {
+    let k = end;
+    while (k > 0 && token.charCodeAt(k - 1) >= 48 && token.charCodeAt(k - 1) <= 57) k--;
+    if (k < end && k > 0 && token.charCodeAt(k - 1) === 58) end = k - 1;
+    else break;
+  }
+  for (;;) {
+    const c = token.charCodeAt(end - 1);
+    if (c === 46 || c === 44 || c === 58 || c === 33 || c === 63) end--;
+    else break;
+  }
+  return end === token.length ? token : token.slice(0, end);
 }
 
 /**
@@ -48,12 +96,49 @@ export function shortPath(p: string): string {
   return p;
 }
 
+/**
+ * Whether a UTF-16 code unit is one TOKEN_SPLIT_RE splits on: JavaScript's `\s` (the
+ * WhiteSpace and LineTerminator sets) or one of "'`(),;<>[]{}|=.
+ */
+function isTokenSeparator(c: number): boolean {
+  if (c < 128) return ASCII_SEPARATOR[c] === 1;
+  if (c < 160) return false;
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** The ASCII separators of TOKEN_SPLIT_RE as a table (1 = splits): \t \n \v \f \r, space and "'`(),;<>[]{}|=. */
+const ASCII_SEPARATOR = new Uint8Array(128);
+for (const ch of '\t\n\v\f\r "\'`(),;<>[]{}|=') ASCII_SEPARATOR[ch.charCodeAt(0)] = 1;
+
+/**
+ * The tokens of `text.split(TOKEN_SPLIT_RE)` that may name a path (at least 4 characters, with
+ * a `/` or a `.`), in order, found by one scan of the characters: only those tokens are cut
+ * out as strings (tool output is mostly words and numbers, and splitting it whole allocated
+ * every one of them).
+ */
+function pathCandidates(text: string): string[] {
+  const out: string[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isTokenSeparator(text.charCodeAt(i))) i++;
+    const start = i;
+    let pathChar = false;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 47 || c === 46) pathChar = true;
+      else if (isTokenSeparator(c)) break;
+    }
+    if (pathChar && i - start >= 4) out.push(text.slice(start, i));
+  }
+  return out;
+}
+
 /** Every path in a text, in order (URLs removed first; duplicates kept: the caller counts mentions). */
 export function pathsIn(text: string): string[] {
   const out: string[] = [];
-  for (const token of text.replace(URL_RE, ' ').split(TOKEN_SPLIT_RE)) {
-    // Most tokens are words: a path has a slash or a dot, checked before any regex runs.
-    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
+  // A URL holds "://"; most texts have none and skip the replace.
+  for (const token of pathCandidates(text.includes('://') ? text.replace(URL_RE, ' ') : text)) {
     const p = pathOf(token);
     if (p) out.push(p);
   }
@@ -67,16 +152,27 @@ export function pathsIn(text: string): string[] {
  */
 export function knownPathsIn(text: string, known: (p: string) => boolean): string[] {
   const out: string[] = [];
-  for (const token of text.split(TOKEN_SPLIT_RE)) {
-    if (token.length < 4 || (!token.includes('/') && !token.includes('.'))) continue;
-    let end = token.length;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    // One token of text.split(TOKEN_SPLIT_RE), as indices: only its stripped form is cut out.
+    while (i < n && isTokenSeparator(text.charCodeAt(i))) i++;
+    const start = i;
+    let pathChar = false;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 47 || c === 46) pathChar = true;
+      else if (isTokenSeparator(c)) break;
+    }
+    if (!pathChar || i - start < 4) continue;
+    let end = i;
     for (;;) {
-      const ch = token.charCodeAt(end - 1);
+      const ch = end > start ? text.charCodeAt(end - 1) : NaN;
       // digits after a colon (`:12:7`), or trailing . , : ! ?
       if (ch >= 48 && ch <= 57) {
         let k = end - 1;
-        while (k > 0 && token.charCodeAt(k - 1) >= 48 && token.charCodeAt(k - 1) <= 57) k--;
-        if (k > 0 && token[k - 1] === ':') {
+        while (k > start && text.charCodeAt(k - 1) >= 48 && text.charCodeAt(k - 1) <= 57) k--;
+        if (k > start && text.charCodeAt(k - 1) === 58) {
           end = k - 1;
           continue;
         }
@@ -88,8 +184,9 @@ export function knownPathsIn(text: string, known: (p: string) => boolean): strin
       }
       break;
     }
-    let p = end === token.length ? token : token.slice(0, end);
-    if (p.startsWith('./')) p = p.slice(2);
+    // A leading `./` dropped (once).
+    const from = end - start >= 2 && text.charCodeAt(start) === 46 && text.charCodeAt(start + 1) === 47 ? start + 2 : start;
+    const p = text.slice(from, end);
     if (known(p)) out.push(p);
   }
   return out;

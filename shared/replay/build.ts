@@ -15,7 +15,7 @@ import { stageTurns } from '../strategies/mask-stage.js';
 import type { StrategyName, VariantState } from '../strategies/types.js';
 import type { ReplayMessage, SummaryInfo } from '../contract.js';
 import { blockToText, type ContentBlock, type Turn } from '../model/turn.js';
-import { normalizeReplay, type ReplayCandidate } from './normalize.js';
+import { normalizeReplay, type NormalizedMessage, type ReplayCandidate } from './normalize.js';
 
 export interface ReplayInput {
   strategy: StrategyName;
@@ -53,10 +53,24 @@ export function finishReplay(candidates: readonly ReplayCandidate[], countTokens
   return { messages, totalTokens };
 }
 
+/**
+ * The message list the model would receive, without token counts: for readers that need only
+ * what is sent (the firing ledger's turn fates and context text), counting every message's
+ * tokens would be most of the work. `buildReplay` is this plus the counts.
+ */
+export function buildReplayMessages(input: ReplayInput): NormalizedMessage[] {
+  return normalizeReplay(viewCandidates(input));
+}
+
 /** The exact message list the model would receive for this variant, with token counts. */
 export function buildReplay(input: ReplayInput): ReplayResult {
+  return finishReplay(viewCandidates(input), input.countTokens);
+}
+
+/** What the strategy shows before normalization. */
+function viewCandidates(input: ReplayInput): ReplayCandidate[] {
   const def = STRATEGY_DEFINITIONS[input.strategy];
   // Pre-stages (the optional masking first stage) apply to every turn the strategy shows.
   const turns = stageTurns(input.params, input.turns, input.countTokens);
-  return finishReplay(def.view({ turns, summaries: input.summaries, state: input.state, params: input.params, countTokens: input.countTokens }), input.countTokens);
+  return def.view({ turns, summaries: input.summaries, state: input.state, params: input.params, countTokens: input.countTokens });
 }

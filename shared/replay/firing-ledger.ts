@@ -15,11 +15,10 @@ import type { Turn } from '../model/turn.js';
 import type { StrategyName, VariantState } from '../strategies/types.js';
 import { turnFates } from '../compare/fates.js';
 import { contextText } from '../facts/context.js';
-import { extractFacts } from '../facts/extract.js';
+import { extractTurnFacts } from '../facts/extract.js';
 import { ledgerOf } from '../facts/ledger.js';
 import type { Ledger } from '../facts/types.js';
-import { turnsToItems } from '../summarize/items.js';
-import { buildReplay } from './build.js';
+import { buildReplayMessages } from './build.js';
 
 /** The variant at one moment: the summaries it has (with their compacted flags then) and its state. */
 export interface ViewMoment {
@@ -45,7 +44,8 @@ export interface FiringLedger {
 
 /** Null when the firing changed the treatment of no turn (an abandoned commit). */
 export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
-  const view = (m: ViewMoment) => buildReplay({ strategy: o.strategy, turns: o.turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens }).messages;
+  // The messages alone: no token count is read here.
+  const view = (m: ViewMoment) => buildReplayMessages({ strategy: o.strategy, turns: o.turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens });
   const beforeMessages = view(o.before);
   const afterMessages = view(o.after);
   const b = turnFates(o.turns, beforeMessages, o.before.summaries);
@@ -57,5 +57,5 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
     if (now !== b.fates[i] || a.summaryIds[i] !== b.summaryIds[i]) compacted.push(t);
   });
   if (compacted.length === 0) return null;
-  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractFacts(turnsToItems(compacted)), contextText(afterMessages)) };
+  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractTurnFacts(compacted), contextText(afterMessages)) };
 }

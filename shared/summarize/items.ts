@@ -84,30 +84,41 @@ export interface ItemSegment {
 export function itemSegments(text: string): ItemSegment[] {
   const out: ItemSegment[] = [];
   let cur: ItemSegment = { kind: 'said', lines: [] };
-  // An empty tool result is still a result: results pair with calls in order (shared/facts).
-  const keep = (s: ItemSegment) => s.lines.length > 0 || s.kind === 'tool_result' || s.kind === 'tool_error';
-  const open = (kind: SegmentKind) => {
-    if (keep(cur)) out.push(cur);
-    cur = { kind, lines: [] };
-  };
   for (const raw of text.split('\n')) {
     let line = raw.trim();
-    if (line.startsWith(ITEM_MARKERS.toolError)) [line] = [line.slice(ITEM_MARKERS.toolError.length), open('tool_error')];
-    else if (line.startsWith(ITEM_MARKERS.toolResult)) [line] = [line.slice(ITEM_MARKERS.toolResult.length), open('tool_result')];
-    else if (line.startsWith(ITEM_MARKERS.thinking)) [line] = [line.slice(ITEM_MARKERS.thinking.length), open('thinking')];
-    else if (line.startsWith(ITEM_MARKERS.toolUse)) {
-      // A tool_use is one line (its input is JSON): what follows is said again.
-      open('tool_use');
-      cur.lines.push(line);
-      open('said');
-      continue;
+    // Every marker opens with '[': other lines skip the four prefix checks.
+    if (line.charCodeAt(0) === 91) {
+      let opens: SegmentKind | null = null;
+      if (line.startsWith(ITEM_MARKERS.toolError)) [line, opens] = [line.slice(ITEM_MARKERS.toolError.length), 'tool_error'];
+      else if (line.startsWith(ITEM_MARKERS.toolResult)) [line, opens] = [line.slice(ITEM_MARKERS.toolResult.length), 'tool_result'];
+      else if (line.startsWith(ITEM_MARKERS.thinking)) [line, opens] = [line.slice(ITEM_MARKERS.thinking.length), 'thinking'];
+      else if (line.startsWith(ITEM_MARKERS.toolUse)) {
+        // A tool_use is one line (its input is JSON): what follows is said again.
+        cur = openSegment(out, cur, 'tool_use');
+        cur.lines.push(line);
+        cur = openSegment(out, cur, 'said');
+        continue;
+      }
+      if (opens) cur = openSegment(out, cur, opens);
     }
-    const closes = line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult);
+    // Both closing markers end with ']': other lines skip the two suffix checks.
+    const closes = line.charCodeAt(line.length - 1) === 93 && (line.endsWith(ITEM_MARKERS.endThinking) || line.endsWith(ITEM_MARKERS.endToolResult));
     if (closes) line = line.slice(0, line.lastIndexOf('[/')).trim();
-    if (line.trim().length > 0) cur.lines.push(line.trim());
-    if (closes) open('said');
+    const kept = line.trim();
+    if (kept.length > 0) cur.lines.push(kept);
+    if (closes) cur = openSegment(out, cur, 'said');
   }
-  if (keep(cur)) out.push(cur);
+  if (keepSegment(cur)) out.push(cur);
   return out;
 }
 
+/** An empty tool result is still a result: results pair with calls in order (shared/facts). */
+function keepSegment(s: ItemSegment): boolean {
+  return s.lines.length > 0 || s.kind === 'tool_result' || s.kind === 'tool_error';
+}
+
+/** Closes `cur` (kept when it holds anything) and returns the new segment of `kind`. */
+function openSegment(out: ItemSegment[], cur: ItemSegment, kind: SegmentKind): ItemSegment {
+  if (keepSegment(cur)) out.push(cur);
+  return { kind, lines: [] };
+}

@@ -8,6 +8,7 @@ import { turnsToItems } from '../../shared/summarize/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
+import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
 const text = (t: string): ContentBlock => ({ type: 'text', text: t });
@@ -140,12 +141,73 @@ describe('extractFacts on a hand-made session', () => {
   });
 });
 
+describe('path tokens', () => {
+  it('pathsIn and knownPathsIn cut tokens exactly where TOKEN_SPLIT_RE splits (every \\s, Unicode spaces included)', () => {
+    // Each separator class of TOKEN_SPLIT_RE between paths: ASCII whitespace, the Unicode
+    // spaces JavaScript's \s matches (NBSP, en quad, line separator, ideographic space, BOM),
+    // the punctuation it lists; and characters it does NOT split on (\u0085, \u200b, ':').
+    const seps = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '"', "'", '`', '(', ')', ',', ';', '<', '>', '[', ']', '{', '}', '|', '='];
+    const names = ['lib/a.ex', 'src/store/x', './b/c/d.ts', '/home/u/p/e.py', 'f.md:12:7', 'g.json.', 'no', 'and/or', 'x\u0085lib/y.ex', 'lib/z\u200b.ex', 'http://h.io/lib/u.ex'];
+    const text = names.flatMap((n, i) => [n, seps[i % seps.length], seps[(i * 7 + 3) % seps.length]]).join('') + seps.join('lib/q.ex');
+    // The reference: what the split gave before the scan replaced it.
+    const byPathOf = text.replace(URL_RE, ' ').split(TOKEN_SPLIT_RE).filter((t) => t.length >= 4 && (t.includes('/') || t.includes('.'))).flatMap((t) => pathOf(t) ?? []);
+    expect(pathsIn(text)).toEqual(byPathOf);
+    expect(pathsIn(text)).toContain('lib/q.ex');
+    const seen: string[] = [];
+    knownPathsIn(text, (p) => (seen.push(p), true));
+    const expected = text.split(TOKEN_SPLIT_RE).filter((t) => t.length >= 4 && (t.includes('/') || t.includes('.'))).map((t) => t.replace(/(?::\d+)*[.,:!?]*$/, '').replace(/^\.\//, ''));
+    expect(seen).toEqual(expected);
+  });
+});
+
 describe('extractFacts on the real fixtures', () => {
   let f: FixtureDb;
   beforeAll(() => {
     f = fixtureDb();
   });
   afterAll(() => f.close());
+
+  it('pathOf and knownPathsIn agree with their regex definitions on every token of every fixture session', () => {
+    // The regex form pathOf had before it became character scans (shared/facts/patterns.ts), as the reference.
+    const SEG = /^[\w.@+-]+$/;
+    const regexPathOf = (token: string): string | null => {
+      const t = token.replace(/(?::\d+)+$/, '').replace(/[.,:!?]+$/, '');
+      if (t.length < 4 || t.includes('://') || t.includes('\\')) return null;
+      if (!t.includes('/')) return FILE_EXT_RE.test(t) && SEG.test(t) && !/^\.?\d/.test(t) && !/^\.[^.]+$/.test(t) ? t : null;
+      if (t.startsWith('/dev/')) return null;
+      const segments = t.replace(/^(?:~|\.{1,2})?\//, '').split('/').filter((x) => x.length > 0);
+      if (segments.length === 0 || !segments.every((x) => SEG.test(x)) || segments.every((x) => /^\d+$/.test(x))) return null;
+      if (FILE_EXT_RE.test(t)) return t;
+      if (segments.length >= 3) return t;
+      if (segments.length === 2 && (/^(?:~|\.{1,2})?\//.test(t) || COMMON_ROOTS.has(segments[0]))) return t;
+      return null;
+    };
+    let tokens = 0;
+    let paths = 0;
+    const mismatches: string[] = [];
+    for (const s of f.sessions) {
+      for (const t of listTurns(f.db, s.id)) {
+        const text = turnsToItems([t])[0].text;
+        for (const token of text.split(TOKEN_SPLIT_RE)) {
+          if (token.length === 0) continue;
+          tokens++;
+          const want = regexPathOf(token);
+          if (want) paths++;
+          if (pathOf(token) !== want && mismatches.length < 5) mismatches.push(token);
+          // Edge forms a session rarely holds, on every token: trailing positions and punctuation, ./ prefixes.
+          for (const v of [`${token}:12:7`, `${token}.`, `./${token}`, `~/${token}/x`]) if (pathOf(v) !== regexPathOf(v) && mismatches.length < 5) mismatches.push(v);
+        }
+        const all: string[] = [];
+        knownPathsIn(text, (p) => (all.push(p), false));
+        const splitWay = text.split(TOKEN_SPLIT_RE).filter((x) => x.length >= 4 && (x.includes('/') || x.includes('.')));
+        expect(all.length).toBe(splitWay.length);
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // Real data, not a handful: hundreds of thousands of tokens, thousands of them paths.
+    expect(tokens).toBeGreaterThan(100_000);
+    expect(paths).toBeGreaterThan(1_000);
+  });
 
   it('the spotter span Claude Code compacted (turns 0–206): pinned counts, and the ledger of its own summary', () => {
     const s = sessionBySource(f, 'spotter__258c7280');

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReplay } from '../../electron/engine/replay.js';
+import { MAX_FIRING_LEDGERS, runReplay } from '../../electron/engine/replay.js';
 import { runCompaction } from '../../electron/engine/engine.js';
 import { getVariant, listRuns } from '../../electron/store/variants.js';
 import { retentionBySession, retentionOfRuns } from '../../electron/store/summary-facts.js';
@@ -19,6 +19,7 @@ import { contextText } from '../../shared/facts/context.js';
 import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
 import type { ReplayTimeline } from '../../shared/contract.js';
+import { replayStateAt } from '../../electron/store/replays.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { tempDb, type TempDb } from '../helpers/temp-db.js';
 
@@ -26,6 +27,23 @@ const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800
 
 /** Four of the replay's eight summaries say "mix" (three leaves and the condensation), by the regex derivation in the test. */
 const MIX_HITS = 4;
+/**
+ * window on spotter, from the derivation in its test (run on the code before the firing ledger
+ * was made faster, and unchanged since): 146 firings, the last at call 151 (turn 305), dropping
+ * turns 1–294 (294 conversation turns); of their 141 facts 15 survive in the context at that call.
+ */
+const PINNED_WINDOW = {
+  where: [146, 151, 305, 1, 294],
+  retention: {
+    request: { kept: 0, total: 0 },
+    todo: { kept: 0, total: 0 },
+    path: { kept: 1, total: 43 },
+    command: { kept: 4, total: 54 },
+    error: { kept: 0, total: 5 },
+    identifier: { kept: 9, total: 32 },
+    number: { kept: 1, total: 7 },
+  },
+};
 let t: TempDb;
 let sessionId: number;
 let tl: ReplayTimeline;
@@ -97,18 +115,45 @@ describe('the ledger of a pass that writes no summary (window, masking, forgetti
     const expected = summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), contextText(messages)));
     const ledgerOfRun = (runId: number) => listRuns(t.db, first.variantId).find((r) => r.id === runId)!.events.find((e) => e.kind === 'ledger')?.data.ledger;
     expect(ledgerOfRun(first.runId)).toEqual(expected);
-    const kept = Object.values(expected.retention).reduce((n, r) => n + r.kept, 0);
-    const total = Object.values(expected.retention).reduce((n, r) => n + r.total, 0);
-    // Pinned: window drops turns 1-294 (all but the first conversation turn and the last ten);
-    // of their 141 facts the context keeps 15 (a path, four commands, nine identifiers and a
-    // number the kept turns repeat); every error and every other path is gone.
-    expect([a, b, kept, total]).toEqual([1, 294, 15, 141]);
-    expect([expected.retention.path, expected.retention.error]).toEqual([{ kept: 1, total: 43 }, { kept: 0, total: 5 }]);
+    // The pass at the session's end drops what the replay's last firing drops (turns 1-294) and
+    // so measures the same: 15 of the 141 facts (PINNED_WINDOW).
+    expect([a, b]).toEqual(PINNED_WINDOW.where.slice(3));
+    expect(expected.retention).toEqual(PINNED_WINDOW.retention);
 
     const second = await runCompaction(t.db, { sessionId, strategy: 'window', params: {}, force: true });
     expect(ledgerOfRun(second.runId)).toEqual(expected);
     expect(retentionOfRuns(t.db, [{ runId: second.runId, variantId: second.variantId, kind: 'pass' }]).get(second.runId)).toEqual(expected.retention);
     expect(retentionBySession(t.db, sessionId).get(second.variantId)).toEqual(expected.retention);
+  });
+});
+
+describe('one ledger over all firings of a replay that fires at nearly every call', { timeout: 120_000 }, () => {
+  it('window on spotter: only the last of its firings carries a ledger, over every turn the window dropped, against the context at that call', async () => {
+    const r = await runReplay(t.db, { sessionId, strategy: 'window' });
+    const w = r.timeline!;
+    // window (keepFirst 1, maxTurns 10) fires at every call once the session holds more than 11
+    // conversation turns: far more firings than MAX_FIRING_LEDGERS, so runReplay measures one
+    // ledger, on the last firing, over the turns all of them compacted.
+    expect(w.events.length).toBeGreaterThan(MAX_FIRING_LEDGERS);
+    expect(w.events.slice(0, -1).every((e) => e.ledger === null)).toBe(true);
+    const last = w.events[w.events.length - 1];
+
+    // Derived independently: the last firing's state drops one range of turns (its first and
+    // last conversation turns); the compacted span is the conversation turns in it, read from
+    // the store, and the context is what the replay's context service builds at that call.
+    const state = replayStateAt(t.db, w.runId, last.call);
+    expect(state.droppedRanges).toHaveLength(1);
+    const [first, lastDropped] = state.droppedRanges![0];
+    const dropped = listTurns(t.db, sessionId, { from: first, to: lastDropped + 1 }).filter((x) => x.role !== 'system');
+    const span = extractFacts(turnsToItems(dropped));
+    const seen = contextText(replayContextAt(t.db, w.runId, last.call).messages);
+    expect(last.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
+    // Pinned (the counts of that derivation on spotter): a window keeps only its ends, so most
+    // of what the dropped middle did is lost.
+    expect([w.events.length, last.call, last.turn, first, lastDropped]).toEqual(PINNED_WINDOW.where);
+    expect(last.ledger!.retention).toEqual(PINNED_WINDOW.retention);
+    expect(dropped).toHaveLength(294);
+    expect(last.ledger!.lost[0]).toEqual({ category: 'path', text: 'test/spotter_web/live/project_review_live_test.exs', detail: 'created, edited 5×, read 4×' });
   });
 });
 
