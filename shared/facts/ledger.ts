@@ -112,9 +112,124 @@ export function visibleIndex(visibleText: string): VisibleIndex {
   return { raw: visibleText, collapsed, lower: collapsed.toLowerCase(), words: new Set(contentWords(visibleText)) };
 }
 
+const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/** The maximal runs of word characters (JS's `\w`: [A-Za-z0-9_]) of a text. */
+export function wordRuns(text: string): Set<string> {
+  const out = new Set<string>();
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && isWordCode(text.charCodeAt(i))) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.add(text.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+const runsMemo = new WeakMap<VisibleIndex, { raw?: Set<string>; collapsed?: Set<string>; lower?: Set<string> }>();
+
+/** The word runs of one of a visible index's texts, built on first use (once per ledger). */
+function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Set<string> {
+  let memo = runsMemo.get(v);
+  if (!memo) runsMemo.set(v, (memo = {}));
+  return (memo[which] ??= wordRuns(v[which]));
+}
+
+/**
+ * A necessary condition for `needle` occurring in the text whose word runs are `runs`, so a
+ * fact the context lost costs a few set lookups instead of a scan of the whole context (a
+ * replay checks every fact of a long session against a context of ~100k tokens): every run
+ * of word characters inside the needle with a non-word character on both sides WITHIN the
+ * needle is a whole run of the text too (those neighbours are in the text wherever the
+ * needle is). With `wholeWord` (includesWord's rule: the needle not inside a longer word)
+ * the runs at the needle's ends count as well. Never false where the scan would find it.
+ */
+export function mayOccur(runs: ReadonlySet<string>, needle: string, wholeWord: boolean): boolean {
+  let start = -1;
+  for (let i = 0; i <= needle.length; i++) {
+    if (i < needle.length && isWordCode(needle.charCodeAt(i))) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if ((wholeWord || (start > 0 && i < needle.length)) && !runs.has(needle.slice(start, i))) return false;
+      start = -1;
+    }
+  }
+  return true;
+}
+
+/** `hay.includes(needle)` for one of the index's texts, the word runs ruling most misses out first. */
+function occurs(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string): boolean {
+  const runs = runsOf(v, which);
+  // A whole word run of the text is a substring of it.
+  if (runs.has(needle)) return true;
+  return mayOccur(runs, needle, false) && v[which].includes(needle);
+}
+
+/** includesWord(v.raw, needle), the word runs ruling most misses out first (and answering alone for a needle that is one word run). */
+function occursAsWord(v: VisibleIndex, needle: string): boolean {
+  const runs = runsOf(v, 'raw');
+  if (isOneRun(needle)) return runs.has(needle);
+  return mayOccur(runs, needle, true) && includesWord(v.raw, needle);
+}
+
+function isOneRun(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (!isWordCode(text.charCodeAt(i))) return false;
+  return text.length > 0;
+}
+
+const isDigitCode = (c: number) => c >= 48 && c <= 57;
+const isNumberCode = (c: number) => isDigitCode(c) || c === 46 || c === 44;
+const numberMemo = new WeakMap<VisibleIndex, Map<string, number[]>>();
+
+/**
+ * Where a number's value can stand in the lowercased visible text, by the value: every
+ * position that starts with a digit not preceded by a digit or '.', with each prefix of the
+ * digits, '.' and ',' from there that is not followed by a digit. Exactly the occurrences the
+ * number rule accepts before it looks at the unit; built once per ledger, so a number fact
+ * costs a lookup instead of a walk over every occurrence of its digits ("1" occurs thousands
+ * of times in a long context).
+ */
+function numberStarts(v: VisibleIndex): Map<string, number[]> {
+  let map = numberMemo.get(v);
+  if (map) return map;
+  map = new Map();
+  const text = v.lower;
+  for (let p = 0; p < text.length; p++) {
+    if (!isDigitCode(text.charCodeAt(p))) continue;
+    const prev = p > 0 ? text.charCodeAt(p - 1) : -1;
+    if (isDigitCode(prev) || prev === 46) continue;
+    let e = p;
+    while (e < text.length && isNumberCode(text.charCodeAt(e))) e++;
+    for (let q = p + 1; q <= e; q++) {
+      if (q < text.length && isDigitCode(text.charCodeAt(q))) continue;
+      const form = text.slice(p, q);
+      const list = map.get(form);
+      if (list) list.push(p);
+      else map.set(form, [p]);
+    }
+  }
+  numberMemo.set(v, map);
+  return map;
+}
+
+/** Content words of a fact's text: the same facts are checked against every firing's context. */
+const contentWordsMemo = new Map<string, ReadonlySet<string>>();
+function contentWordSet(text: string): ReadonlySet<string> {
+  let set = contentWordsMemo.get(text);
+  if (!set) {
+    if (contentWordsMemo.size >= 20_000) contentWordsMemo.clear();
+    set = new Set(contentWords(text));
+    contentWordsMemo.set(text, set);
+  }
+  return set;
+}
+
 /** Share of a text's content words found among the visible words (1 for a text with none). */
 function wordShare(text: string, words: ReadonlySet<string>): number {
-  const mine = new Set(contentWords(text));
+  const mine = contentWordSet(text);
   if (mine.size === 0) return 0;
   let hit = 0;
   for (const w of mine) if (words.has(w)) hit++;
@@ -147,30 +262,38 @@ export const SURVIVAL_WORD_SHARE = 0.6;
 export function survivesIn(f: Fact, v: VisibleIndex): boolean {
   switch (f.category) {
     case 'path': {
-      if (v.raw.includes(f.key)) return true;
-      if (f.text !== f.key && (f.text.includes('/') ? v.raw.includes(f.text) : includesWord(v.raw, f.text))) return true;
+      if (occurs(v, 'raw', f.key)) return true;
+      if (f.text !== f.key && (f.text.includes('/') ? occurs(v, 'raw', f.text) : occursAsWord(v, f.text))) return true;
       const segs = f.key.split('/').filter((s) => s.length > 0);
-      if (segs.length >= 2) return v.raw.includes(segs.slice(-2).join('/'));
-      return includesWord(v.raw, f.key);
+      if (segs.length >= 2) return occurs(v, 'raw', segs.slice(-2).join('/'));
+      return occursAsWord(v, f.key);
     }
     case 'command': {
       const c = f.key.replace(/\s+/g, ' ');
       const needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
-      return v.collapsed.includes(needle);
+      return occurs(v, 'collapsed', needle);
     }
     case 'identifier':
-      return includesWord(v.raw, f.key);
+      return occursAsWord(v, f.key);
     case 'number': {
-      if (f.key.startsWith('$')) return v.raw.includes(f.key);
+      if (f.key.startsWith('$')) return occurs(v, 'raw', f.key);
       const sp = f.key.indexOf(' ');
       const value = f.key.slice(0, sp);
       const unit = f.key.slice(sp + 1);
       const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      const unitAfter = (at: number, form: string) => {
+        const rest = v.lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
+        return rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'));
+      };
       for (const form of value === withCommas ? [value] : [value, withCommas]) {
+        // A value that starts with a digit: its accepted places are indexed (numberStarts).
+        if (isDigitCode(form.charCodeAt(0))) {
+          for (const at of numberStarts(v).get(form) ?? []) if (unitAfter(at, form)) return true;
+          continue;
+        }
         for (let at = v.lower.indexOf(form); at >= 0; at = v.lower.indexOf(form, at + 1)) {
           if (/[\d.]/.test(v.lower[at - 1] ?? '') || /\d/.test(v.lower[at + form.length] ?? '')) continue;
-          const rest = v.lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
-          if (rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'))) return true;
+          if (unitAfter(at, form)) return true;
         }
       }
       return false;
@@ -178,7 +301,7 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     case 'request':
     case 'error':
     case 'todo':
-      return v.lower.includes(f.key) || wordShare(f.text, v.words) >= SURVIVAL_WORD_SHARE;
+      return occurs(v, 'lower', f.key) || wordShare(f.text, v.words) >= SURVIVAL_WORD_SHARE;
     default: {
       const _exhaustive: never = f.category;
       return _exhaustive;

@@ -8,6 +8,7 @@ import { turnsToItems } from '../../shared/summarize/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
+import { mayOccur, wordRuns } from '../../shared/facts/ledger.js';
 import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
@@ -166,6 +167,64 @@ describe('extractFacts on the real fixtures', () => {
     f = fixtureDb();
   });
   afterAll(() => f.close());
+
+  it('the word-run prefilter of the ledger never rules out a needle the context holds (every fixture session)', () => {
+    // mayOccur (shared/facts/ledger.ts) is a necessary condition for `text.includes(needle)`
+    // (interior word runs are whole runs of the text) and, with wholeWord, for a whole-word
+    // occurrence (every word run). Checked on needles that DO occur: each fact's key and text,
+    // substrings at every 97th character, and whitespace-bounded tokens (whole-word occurrences).
+    const missed: string[] = [];
+    let checked = 0;
+    const expectOccurs = (runs: ReadonlySet<string>, needle: string, wholeWord: boolean) => {
+      checked++;
+      if (!mayOccur(runs, needle, wholeWord) && missed.length < 5) missed.push(needle);
+    };
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const text = items.map((i) => i.text).join('\n');
+      const runs = wordRuns(text);
+      for (const fact of extractFacts(items).facts) for (const needle of [fact.key, fact.text]) if (text.includes(needle)) expectOccurs(runs, needle, false);
+      for (let at = 0; at < text.length; at += 97) for (const len of [1, 3, 8, 20, 60]) expectOccurs(runs, text.slice(at, at + len), false);
+      for (const token of new Set(text.split(/\s+/))) if (token.length > 0) expectOccurs(runs, token, true);
+    }
+    expect(missed).toEqual([]);
+    expect(checked).toBeGreaterThan(100_000);
+  });
+
+  it('a number survives where the plain scan finds it: its value (commas optional) not inside a longer number, then its unit', () => {
+    // The scan the number rule had before its places were indexed (ledger.ts numberStarts), as the reference.
+    const scan = (key: string, lower: string): boolean => {
+      const sp = key.indexOf(' ');
+      const value = key.slice(0, sp);
+      const unit = key.slice(sp + 1);
+      const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      for (const form of value === withCommas ? [value] : [value, withCommas]) {
+        for (let at = lower.indexOf(form); at >= 0; at = lower.indexOf(form, at + 1)) {
+          if (/[\d.]/.test(lower[at - 1] ?? '') || /\d/.test(lower[at + form.length] ?? '')) continue;
+          const rest = lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
+          if (rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'))) return true;
+        }
+      }
+      return false;
+    };
+    const texts = f.sessions.map((s) => turnsToItems(listTurns(f.db, s.id)).map((i) => i.text).join('\n'));
+    const numbers = texts.flatMap((t) => extractFacts([{ role: 'user', text: t }] as never).facts.filter((x) => x.category === 'number' && !x.key.startsWith('$')));
+    let kept = 0;
+    const differ: string[] = [];
+    // Every session's number facts against every session's text: found in their own, mostly not in the others.
+    for (const text of texts) {
+      const lower = text.replace(/\s+/g, ' ').toLowerCase();
+      for (const n of numbers) {
+        const want = scan(n.key, lower);
+        if (want) kept++;
+        if (survives(n, text) !== want && differ.length < 5) differ.push(n.key);
+      }
+    }
+    expect(differ).toEqual([]);
+    // The fixtures' 40 number facts (values with units) in 20 texts: 800 checks, 127 of them found
+    // (each in its own session's text, and 87 more where another session mentions the same figure).
+    expect([numbers.length, kept]).toEqual([40, 127]);
+  });
 
   it('pathOf and knownPathsIn agree with their regex definitions on every token of every fixture session', () => {
     // The regex form pathOf had before it became character scans (shared/facts/patterns.ts), as the reference.
