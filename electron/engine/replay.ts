@@ -20,7 +20,7 @@ import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
 import { summaryLedgerOf } from '../../shared/facts/index.js';
-import { firingLedger } from '../../shared/replay/firing-ledger.js';
+import { firingLedger, ledgerGroupEnds } from '../../shared/replay/firing-ledger.js';
 import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
@@ -38,8 +38,7 @@ import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
 import { redactSecrets } from '../../shared/redact.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
 
-/** A replay with more firings than this gets one ledger over all of them (see runReplay). */
-export const MAX_FIRING_LEDGERS = 64;
+export { MAX_FIRING_LEDGERS } from '../../shared/replay/firing-ledger.js';
 
 export interface RunReplayOptions {
   sessionId: number;
@@ -162,17 +161,16 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
       for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
       // Per-firing ledgers: the turns each firing compacted against the whole context right after
-      // it. Each costs two context builds and a fact match over the turns so far, so a replay with
-      // more than MAX_FIRING_LEDGERS firings (window, masking, forgetting fire at nearly every call)
-      // is measured once instead, to stay linear: the turns all its firings compacted, against the
-      // context after the last one, on the last firing; the others have none.
+      // it. Each costs two context builds and a fact match over the turns so far, so firings are
+      // grouped where measuring each would be quadratic (ledgerGroupEnds): one ledger per group,
+      // on its last firing, over everything the group compacted.
       const stored = new Map(listReplaySummaries(db, runId).map((s) => [s.id, s]));
       allTurns ??= listTurns(db, o.sessionId);
       const made = new Set<number>();
       const folded = new Set<number>();
       const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });
       const ledgerCount = memoizedCounter(count, allTurns);
-      const groupSize = events.length <= MAX_FIRING_LEDGERS ? 1 : events.length;
+      const closes = ledgerGroupEnds(live.firings.map((f) => f.position), source.metas.length);
       let before = moment({});
       const rows: Array<Record<string, unknown>> = [];
       events.forEach((e, i) => {
@@ -181,7 +179,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         for (const id of f.created) made.add(ids.get(id) ?? id);
         for (const id of f.compacted) folded.add(ids.get(id) ?? id);
         e.ledger = null;
-        if ((i + 1) % groupSize === 0 || i === events.length - 1) {
+        if (closes[i]) {
           const after = moment(f.state);
           const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount });
           e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;

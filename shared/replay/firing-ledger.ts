@@ -59,3 +59,30 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
   if (compacted.length === 0) return null;
   return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractTurnFacts(compacted), contextText(afterMessages)) };
 }
+
+/** At most this many ledgers per replay. */
+export const MAX_FIRING_LEDGERS = 64;
+/** The positions of the ledgered firings sum to at most this many times the session's turns. */
+export const FIRING_LEDGER_BUDGET = 4;
+
+/**
+ * Which firings of a replay carry a ledger. Each ledger builds the whole context before and
+ * after its firing (O(turns so far)), so measuring every firing is quadratic for strategies
+ * that fire often (window and masking at nearly every call; rolling re-summarizes the whole
+ * history at each firing). Every firing is measured while there are at most MAX_FIRING_LEDGERS
+ * and their positions sum to at most FIRING_LEDGER_BUDGET × the session's turns; beyond that
+ * the session is cut into G equal stretches of turns (G = min(MAX_FIRING_LEDGERS, firings,
+ * 2 × budget − 1), so the measured positions sum to at most budget × turns) and the last
+ * firing of each stretch carries ONE ledger over everything the stretch's firings compacted,
+ * against the context right after it; the other firings have none. The last firing is always
+ * measured. True where a firing closes a group.
+ */
+export function ledgerGroupEnds(positions: readonly number[], sessionTurns: number): boolean[] {
+  const f = positions.length;
+  const total = positions.reduce((n, p) => n + p, 0);
+  if (f <= MAX_FIRING_LEDGERS && total <= FIRING_LEDGER_BUDGET * sessionTurns) return positions.map(() => true);
+  const g = Math.max(1, Math.min(MAX_FIRING_LEDGERS, f, 2 * FIRING_LEDGER_BUDGET - 1));
+  const stretch = (p: number) => Math.min(g, Math.max(1, Math.ceil((p * g) / Math.max(1, sessionTurns))));
+  return positions.map((p, i) => i === f - 1 || stretch(positions[i + 1]) > stretch(p));
+}
+

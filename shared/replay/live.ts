@@ -443,7 +443,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let prefixIx: SpanIndex | null = null;
   const prefixAt = (end: number): TurnMeta[] => {
     if (prefixEnd !== end) {
-      while (grownPrefix.length < end) grownPrefix.push(metas[grownPrefix.length]);
+      for (let p = grownPrefix.length; p < end; p++) grownPrefix.push(metas[p]);
       prefixIx = prefixIndex(ix, grownPrefix);
       prefixEnd = end;
     }

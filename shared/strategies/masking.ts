@@ -81,9 +81,10 @@ function maskedResults(turns: readonly TurnMeta[], ix: SpanIndex, boundary: numb
   let first = count > 0 ? c.firstResultsSorted[0] : -1;
   let last = c.lastResultBefore[boundary];
   // Results that arrive late, among the last maskWindow cycles' turns.
-  for (let r = boundary; r < ix.count; r++) {
-    const t = turns[r];
-    if (t.cycleStart < t.position && t.cycleStart < boundary) {
+  const answersFrom = c.answersFrom;
+  for (let r = boundary, end = ix.count; r < end; r++) {
+    if (answersFrom[r] < boundary) {
+      const t = turns[r];
       count++;
       tokens += t.tokenCount;
       chars += t.charCount;

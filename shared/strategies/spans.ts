@@ -70,6 +70,8 @@ export interface CycleIndex {
   readonly resultCharPrefix: Float64Array;
   /** [b] = the last result position < b, or -1. */
   readonly lastResultBefore: Int32Array;
+  /** [p] = turn p's cycleStart when it lies before p (turn p answers a call), else 2^31 − 1: scans for late results read numbers, not turns. */
+  readonly answersFrom: Int32Array;
 }
 
 function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
@@ -79,11 +81,13 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
   const resultTokenPrefix = new Float64Array(n + 1);
   const resultCharPrefix = new Float64Array(n + 1);
   const lastResultBefore = new Int32Array(n + 1);
+  const answersFrom = new Int32Array(n);
   lastResultBefore[0] = -1;
   let calls = 0;
   for (let i = 0; i < n; i++) {
     const t = turns[i];
     const cs = t.cycleStart;
+    answersFrom[i] = cs < t.position ? cs : 0x7fffffff;
     const isResult = cs < t.position && cs >= 0;
     if (isResult && firstResult[cs] === -1) {
       firstResult[cs] = i;
@@ -114,7 +118,7 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
     answeredCountPrefix[p + 1] += answeredCountPrefix[p];
     callCountPrefix[p + 1] += callCountPrefix[p];
   }
-  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore };
+  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore, answersFrom };
 }
 
 /** The number of values in a sorted array that are < x (binary search). */
@@ -168,34 +172,28 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   // WeakMap entry per call). A view handed out earlier for a shorter length is stale anyway:
   // buildSpanIndex rebuilds when the count does not match the array.
   // The array the live replay grew last: no WeakMap lookup per call.
-  if (lastGrown !== null && lastGrown.prefix === prefix && lastGrown.full === full) return moveView(lastGrown.view, full, n);
+  if (lastGrown !== null && lastGrown.prefix === prefix && lastGrown.full === full) return moveView(lastGrown.view, n);
   const known = views.get(prefix);
   if (known && known.full === full) {
     if (built.get(prefix) !== known.view) built.set(prefix, known.view);
     lastGrown = { prefix, full, view: known.view };
-    return moveView(known.view, full, n);
+    return moveView(known.view, n);
   }
+  // Plain data properties, the session's lazy arrays built now (once per session): a live
+  // replay reads them before every call, and a getter chain per read cost more than the read.
   const view: Mutable<SpanIndex> = {
     count: n,
     totalTokens: full.tokenPrefix[n],
     totalChars: full.charPrefix[n],
-    get tokenPrefix() {
-      return full.tokenPrefix;
-    },
-    get charPrefix() {
-      return full.charPrefix;
-    },
+    tokenPrefix: full.tokenPrefix,
+    charPrefix: full.charPrefix,
     convTokenPrefix: full.convTokenPrefix,
     convCharPrefix: full.convCharPrefix,
     convCountPrefix: full.convCountPrefix,
     safeAtOrBefore: full.safeAtOrBefore,
     safeAtOrAfter: full.safeAtOrAfter,
-    get cycles() {
-      return full.cycles;
-    },
-    get convPositions() {
-      return full.convPositions;
-    },
+    cycles: full.cycles,
+    convPositions: full.convPositions,
   };
   views.set(prefix, { full, view });
   built.set(prefix, view);
@@ -203,10 +201,10 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   return view;
 }
 
-function moveView(view: Mutable<SpanIndex>, full: SpanIndex, n: number): SpanIndex {
+function moveView(view: Mutable<SpanIndex>, n: number): SpanIndex {
   view.count = n;
-  view.totalTokens = full.tokenPrefix[n];
-  view.totalChars = full.charPrefix[n];
+  view.totalTokens = view.tokenPrefix[n];
+  view.totalChars = view.charPrefix[n];
   return view;
 }
 

@@ -10,6 +10,7 @@ import { runCompaction } from '../../electron/engine/engine.js';
 import { getVariant, listRuns } from '../../electron/store/variants.js';
 import { retentionBySession, retentionOfRuns } from '../../electron/store/summary-facts.js';
 import { buildReplay } from '../../shared/replay/build.js';
+import { FIRING_LEDGER_BUDGET, ledgerGroupEnds } from '../../shared/replay/firing-ledger.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listReplaySummaries } from '../../electron/store/variants.js';
 import { listTurns, searchSummaries, searchTurns } from '../../electron/store/turns.js';
@@ -28,9 +29,10 @@ const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800
 /** Four of the replay's eight summaries say "mix" (three leaves and the condensation), by the regex derivation in the test. */
 const MIX_HITS = 4;
 /**
- * window on spotter, from the derivation in its test (run on the code before the firing ledger
- * was made faster, and unchanged since): 146 firings, the last at call 151 (turn 305), dropping
- * turns 1–294 (294 conversation turns); of their 141 facts 15 survive in the context at that call.
+ * window on spotter: 146 firings, the last at call 151 (turn 305), dropping turns 1–294 (294
+ * conversation turns); of their 141 facts 15 survive in the context at that call (derived when
+ * the replay measured them in one ledger, before the firing ledger was made faster; the pass at
+ * the session's end measures the same, below).
  */
 const PINNED_WINDOW = {
   where: [146, 151, 305, 1, 294],
@@ -127,33 +129,63 @@ describe('the ledger of a pass that writes no summary (window, masking, forgetti
   });
 });
 
-describe('one ledger over all firings of a replay that fires at nearly every call', { timeout: 120_000 }, () => {
-  it('window on spotter: only the last of its firings carries a ledger, over every turn the window dropped, against the context at that call', async () => {
+describe('which firings carry a ledger (ledgerGroupEnds)', () => {
+  const sumMeasured = (positions: number[], ends: boolean[]) => positions.reduce((n, p, i) => n + (ends[i] ? p : 0), 0);
+  it('every firing while few and early enough: at most 64, positions summing to at most 4 × the turns', () => {
+    expect(ledgerGroupEnds([100, 200, 300], 1000)).toEqual([true, true, true]);
+    expect(ledgerGroupEnds([], 1000)).toEqual([]);
+  });
+  it('beyond that, the last firing of each of 7 equal stretches of turns, the last firing always', () => {
+    // 20 firings every 500 turns of a 10,000-turn session sum to 105,000 > 40,000: grouped.
+    const spread = Array.from({ length: 20 }, (_, i) => (i + 1) * 500);
+    const ends = ledgerGroupEnds(spread, 10_000);
+    // Stretches end at turns 1,428, 2,857, 4,285, 5,714, 7,142, 8,571 and 10,000.
+    expect(spread.filter((_, i) => ends[i])).toEqual([1000, 2500, 4000, 5500, 7000, 8500, 10000]);
+    expect(sumMeasured(spread, ends)).toBeLessThanOrEqual(4 * 10_000);
+    // A firing at every other turn of 100,000 (a window): 7 ledgers, their prefixes within the budget.
+    const every = Array.from({ length: 50_000 }, (_, i) => 2 * i + 2);
+    const e2 = ledgerGroupEnds(every, 100_000);
+    expect(e2.filter(Boolean)).toHaveLength(7);
+    expect(e2[e2.length - 1]).toBe(true);
+    expect(sumMeasured(every, e2)).toBeLessThanOrEqual(4 * 100_000);
+  });
+});
+
+describe('grouped ledgers for a replay that fires at nearly every call', { timeout: 120_000 }, () => {
+  it('window on spotter: the last firing of each of 7 stretches carries one ledger over what its stretch dropped, against the context at that call', async () => {
     const r = await runReplay(t.db, { sessionId, strategy: 'window' });
     const w = r.timeline!;
     // window (keepFirst 1, maxTurns 10) fires at every call once the session holds more than 11
-    // conversation turns: far more firings than MAX_FIRING_LEDGERS, so runReplay measures one
-    // ledger, on the last firing, over the turns all of them compacted.
+    // conversation turns: far more firings than MAX_FIRING_LEDGERS, so the 306 turns are cut into
+    // min(64, 146, 2 × FIRING_LEDGER_BUDGET − 1) = 7 stretches and the last firing of each is measured.
     expect(w.events.length).toBeGreaterThan(MAX_FIRING_LEDGERS);
-    expect(w.events.slice(0, -1).every((e) => e.ledger === null)).toBe(true);
+    const ends = ledgerGroupEnds(w.events.map((e) => e.turn), 306);
+    expect(w.events.map((e) => e.ledger !== null)).toEqual(ends);
+    const measured = w.events.filter((e) => e.ledger !== null);
+    expect(measured).toHaveLength(2 * FIRING_LEDGER_BUDGET - 1);
     const last = w.events[w.events.length - 1];
+    expect(measured[measured.length - 1]).toBe(last);
 
-    // Derived independently: the last firing's state drops one range of turns (its first and
-    // last conversation turns); the compacted span is the conversation turns in it, read from
-    // the store, and the context is what the replay's context service builds at that call.
-    const state = replayStateAt(t.db, w.runId, last.call);
-    expect(state.droppedRanges).toHaveLength(1);
-    const [first, lastDropped] = state.droppedRanges![0];
-    const dropped = listTurns(t.db, sessionId, { from: first, to: lastDropped + 1 }).filter((x) => x.role !== 'system');
-    const span = extractFacts(turnsToItems(dropped));
-    const seen = contextText(replayContextAt(t.db, w.runId, last.call).messages);
-    expect(last.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
-    // Pinned (the counts of that derivation on spotter): a window keeps only its ends, so most
-    // of what the dropped middle did is lost.
-    expect([w.events.length, last.call, last.turn, first, lastDropped]).toEqual(PINNED_WINDOW.where);
-    expect(last.ledger!.retention).toEqual(PINNED_WINDOW.retention);
-    expect(dropped).toHaveLength(294);
-    expect(last.ledger!.lost[0]).toEqual({ category: 'path', text: 'test/spotter_web/live/project_review_live_test.exs', detail: 'created, edited 5×, read 4×' });
+    // Derived independently, group by group: a window state drops one range [1, b]; a group's
+    // compacted turns are the conversation turns dropped at its last firing and not at the
+    // previous measured one, read from the store; the context is what the replay's context
+    // service builds at that call.
+    let droppedBefore = 0;
+    let covered = 0;
+    for (const e of measured) {
+      const state = replayStateAt(t.db, w.runId, e.call);
+      expect(state.droppedRanges).toHaveLength(1);
+      const [first, lastDropped] = state.droppedRanges![0];
+      expect(first).toBe(1);
+      const dropped = listTurns(t.db, sessionId, { from: Math.max(first, droppedBefore + 1), to: lastDropped + 1 }).filter((x) => x.role !== 'system');
+      const seen = contextText(replayContextAt(t.db, w.runId, e.call).messages);
+      expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), seen)));
+      covered += dropped.length;
+      droppedBefore = lastDropped;
+    }
+    // The groups partition what the window dropped by its last firing: turns 1-294.
+    expect([w.events.length, last.call, last.turn, 1, droppedBefore]).toEqual(PINNED_WINDOW.where);
+    expect(covered).toBe(294);
   });
 });
 
