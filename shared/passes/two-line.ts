@@ -32,7 +32,7 @@
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
 import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, passSummaryTargetTokens, ORDINARY_PROFILE, type TwoLineDecision, type TwoLineParams } from '../strategies/two-line.js';
-import { buildSpanIndex, chunkRange, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import { buildSpanIndex, chunkRange, convSpan, convTokensIn } from '../strategies/spans.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { FactSet } from '../facts/index.js';
@@ -56,14 +56,33 @@ const isAbort = (ctx: PassContext, e: unknown) => ctx.signal.aborted || (e insta
  * live summary covers as 't<id>'.
  */
 export function historyOf(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until = Infinity): string[] {
-  const live = liveTwoLineSummaries(summaries);
   const out: string[] = [];
+  walkHistory(metas, summaries, until, (code) => {
+    out.push(codeText(code));
+    return true;
+  });
+  return out;
+}
+
+/*
+ * The background pass's optimistic check walks the same history with each entry as a
+ * number: turn id t -> 2t, summary id s -> 2s + 1 (ids are whole numbers >= 0, so equal
+ * codes are equal entries). A firing on a 100,000-turn session checks ~2,000 entries
+ * twice: numbers in one array of the exact size, and a comparison that lists nothing.
+ */
+const turnCode = (id: number) => id * 2;
+const summaryCode = (id: number) => id * 2 + 1;
+const codeText = (code: number) => (code % 2 === 1 ? `s${(code - 1) / 2}` : `t${code / 2}`);
+
+/** historyOf's entries as codes, in order, to `visit` until it returns false. */
+function walkHistory(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, visit: (code: number) => boolean): void {
+  const live = liveTwoLineSummaries(summaries);
   let k = 0;
   let coveredTo = -1;
   const end = Math.min(metas.length, until);
   for (let p = 0; p < end; ) {
     while (k < live.length && live[k].firstPosition <= p) {
-      out.push(`s${live[k].id}`);
+      if (!visit(summaryCode(live[k].id))) return;
       coveredTo = Math.max(coveredTo, live[k].lastPosition);
       k++;
     }
@@ -73,11 +92,35 @@ export function historyOf(metas: readonly TurnMeta[], summaries: readonly Existi
       continue;
     }
     const m = metas[p];
-    if (m.role !== 'system') out.push(`t${m.id}`);
+    if (m.role !== 'system' && !visit(turnCode(m.id))) return;
     p++;
   }
-  if (end === metas.length) for (; k < live.length; k++) out.push(`s${live[k].id}`);
+  if (end === metas.length) for (; k < live.length; k++) if (!visit(summaryCode(live[k].id))) return;
+}
+
+/** The history's first `count` entries as codes. */
+function historyHead(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, count: number): Float64Array {
+  const out = new Float64Array(count);
+  let i = 0;
+  if (count > 0)
+    walkHistory(metas, summaries, until, (code) => {
+      out[i++] = code;
+      return i < count;
+    });
   return out;
+}
+
+/** Whether the history before `until` begins with `expected` (historyOf(...).slice(0, expected.length) equals it). */
+function historyStartsWith(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, expected: Float64Array): boolean {
+  let i = 0;
+  let same = true;
+  if (expected.length > 0)
+    walkHistory(metas, summaries, until, (code) => {
+      if (code !== expected[i]) same = false;
+      else i++;
+      return same && i < expected.length;
+    });
+  return same && i === expected.length;
 }
 // historyOf(metas, summaries, until) is a prefix of the whole history: entries come in
 // position order and every entry before `until` (a turn there, a summary starting there) is in it.
@@ -100,7 +143,6 @@ export function boundedTurnList(turns: readonly Pick<Turn, 'role' | 'blocks' | '
 }
 
 const currentState = (ctx: PassContext): VariantState => ctx.store.state();
-const startsWith = (h: readonly string[], prefix: readonly string[]) => prefix.length <= h.length && prefix.every((x, i) => h[i] === x);
 
 
 export interface DigestStepResult {
@@ -213,12 +255,26 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   // The history must still begin like this, up to the last entry this pass replaces.
   let until = rangeTo;
   for (const s of d.live) until = Math.max(until, s.firstPosition + 1);
-  const before = historyOf(ctx.metas, summaries, until);
+  // Where in that history each replaced entry is: the live rows, and the last turn of
+  // [coveredUntil, rangeTo) (found from the end: no list of the range's ids).
+  let lastTurn = rangeTo - 1;
+  while (lastTurn >= d.coveredUntil && ctx.metas[lastTurn].role === 'system') lastTurn--;
+  const replaced = d.live.map((s) => summaryCode(s.id));
+  if (lastTurn >= d.coveredUntil) replaced.push(turnCode(ctx.metas[lastTurn].id));
   let lastReplaced = -1;
-  for (const s of d.live) lastReplaced = Math.max(lastReplaced, before.indexOf(`s${s.id}`));
-  const ids = convTurnIds(ctx.metas, d.coveredUntil, rangeTo);
-  if (ids.length > 0) lastReplaced = Math.max(lastReplaced, before.indexOf(`t${ids[ids.length - 1]}`));
-  const expected = before.slice(0, lastReplaced + 1);
+  let seen = 0;
+  let index = 0;
+  // Entries are unique (ids are): the last of them found ends the walk.
+  if (replaced.length > 0)
+    walkHistory(ctx.metas, summaries, until, (code) => {
+      if (replaced.includes(code)) {
+        lastReplaced = index;
+        seen++;
+      }
+      index++;
+      return seen < replaced.length;
+    });
+  const expected = historyHead(ctx.metas, summaries, until, lastReplaced + 1);
   const digests = d.live.filter((s) => s.kind === 'digest').length;
   ctx.event('background_started', { digests, chunks: jobs.length, pendingTurns: d.pendingTurns, from: rangeFrom, to: rangeTo });
 
@@ -270,12 +326,12 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, until, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
 }
 
-function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: string[], until: number, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: Float64Array, until: number, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
   return ctx.store.commit((w): BackgroundStepResult => {
-    if (!startsWith(historyOf(ctx.metas, w.summaries(), until), expected)) {
+    if (!historyStartsWith(ctx.metas, w.summaries(), until, expected)) {
       const now = historyOf(ctx.metas, w.summaries());
-      const at = expected.findIndex((x, i) => now[i] !== x);
-      ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks });
+      const at = expected.findIndex((x, i) => now[i] !== codeText(x));
+      ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: at >= 0 ? codeText(expected[at]) : null, found: now[at] ?? null, chunks });
       return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
     }
     const span = convSpan(ctx.metas, r.from, r.to);
@@ -300,7 +356,8 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected:
     w.markCompacted(superseded);
     const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.
-    const turnsCompacted = convTurnIds(ctx.metas, d.coveredUntil, r.to).length;
+    let turnsCompacted = 0;
+    for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
