@@ -170,7 +170,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
   const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' }, (t) => ctx.countTokens(t));
   const tokenCount = ctx.countTokens(text);
-  const span = convSpan(ctx.metas, from, to);
+  const span = convSpan(ctx.metas, from, to, ix);
   const superseded = d.live.map((s) => s.id);
   return ctx.store.commit((w): DigestStepResult => {
     if (liveIds(w.summaries()) !== before) {
