@@ -32,7 +32,7 @@
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
 import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, passSummaryTargetTokens, ORDINARY_PROFILE, type TwoLineDecision, type TwoLineParams } from '../strategies/two-line.js';
-import { buildSpanIndex, chunkRange, convSpan, convTokensIn } from '../strategies/spans.js';
+import { buildSpanIndex, chunkRange, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { FactSet } from '../facts/index.js';
@@ -76,10 +76,14 @@ const codeText = (code: number) => (code % 2 === 1 ? `s${(code - 1) / 2}` : `t${
 
 /** historyOf's entries as codes, in order, to `visit` until it returns false. */
 function walkHistory(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, visit: (code: number) => boolean): void {
-  const live = liveTwoLineSummaries(summaries);
+  const end = Math.min(metas.length, until);
+  walkHistoryTo(metas, liveTwoLineSummaries(summaries), end, end === metas.length, visit);
+}
+
+/** The walk itself, over the live rows `live` (oldest first) and the turns before `end`; `atEnd`: `end` is the last turn's end (the rows after it follow). */
+function walkHistoryTo(metas: readonly TurnMeta[], live: readonly ExistingSummary[], end: number, atEnd: boolean, visit: (code: number) => boolean): void {
   let k = 0;
   let coveredTo = -1;
-  const end = Math.min(metas.length, until);
   for (let p = 0; p < end; ) {
     while (k < live.length && live[k].firstPosition <= p) {
       if (!visit(summaryCode(live[k].id))) return;
@@ -95,19 +99,67 @@ function walkHistory(metas: readonly TurnMeta[], summaries: readonly ExistingSum
     if (m.role !== 'system' && !visit(turnCode(m.id))) return;
     p++;
   }
-  if (end === metas.length) for (; k < live.length; k++) if (!visit(summaryCode(live[k].id))) return;
+  if (atEnd) for (; k < live.length; k++) if (!visit(summaryCode(live[k].id))) return;
 }
 
-/** The history's first `count` entries as codes. */
-function historyHead(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, count: number): Float64Array {
-  const out = new Float64Array(count);
+/**
+ * What the background commit expects: the history before `until` as the prepare step saw it,
+ * up to the last entry the pass replaces (`replaced`, as codes). Kept as its inputs (the turn
+ * array, whose turns before `end` never change, and the live rows), listed only if the commit
+ * finds the history may have moved.
+ */
+interface ExpectedHistory {
+  metas: readonly TurnMeta[];
+  ix: SpanIndex;
+  live: readonly ExistingSummary[];
+  until: number;
+  end: number;
+  atEnd: boolean;
+  replaced: number[];
+}
+
+/** The expected entries as codes: the prepare-time history's head, through its last replaced entry. */
+function expectedCodes(e: ExpectedHistory): Float64Array {
+  let lastReplaced = -1;
+  let seen = 0;
+  let index = 0;
+  // Entries are unique (ids are): the last of them found ends the walk.
+  if (e.replaced.length > 0)
+    walkHistoryTo(e.metas, e.live, e.end, e.atEnd, (code) => {
+      if (e.replaced.includes(code)) {
+        lastReplaced = index;
+        seen++;
+      }
+      index++;
+      return seen < e.replaced.length;
+    });
+  const out = new Float64Array(lastReplaced + 1);
   let i = 0;
-  if (count > 0)
-    walkHistory(metas, summaries, until, (code) => {
+  if (out.length > 0)
+    walkHistoryTo(e.metas, e.live, e.end, e.atEnd, (code) => {
       out[i++] = code;
-      return i < count;
+      return i < out.length;
     });
   return out;
+}
+
+/**
+ * True when the history before `until` is the prepare step's, entry for entry, without
+ * listing it: the same turn array (its turns before `end` are the same), the same end, and
+ * the same live rows at the same places. False means "list and compare".
+ */
+function historyUnchanged(e: ExpectedHistory, metas: readonly TurnMeta[], summaries: readonly ExistingSummary[]): boolean {
+  if (metas !== e.metas) return false;
+  const end = Math.min(metas.length, e.until);
+  if (end !== e.end || (end === metas.length) !== e.atEnd) return false;
+  const live = liveTwoLineSummaries(summaries);
+  if (live.length !== e.live.length) return false;
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i];
+    const b = e.live[i];
+    if (a.id !== b.id || a.firstPosition !== b.firstPosition || a.lastPosition !== b.lastPosition) return false;
+  }
+  return true;
 }
 
 /** Whether the history before `until` begins with `expected` (historyOf(...).slice(0, expected.length) equals it). */
@@ -255,26 +307,14 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   // The history must still begin like this, up to the last entry this pass replaces.
   let until = rangeTo;
   for (const s of d.live) until = Math.max(until, s.firstPosition + 1);
-  // Where in that history each replaced entry is: the live rows, and the last turn of
-  // [coveredUntil, rangeTo) (found from the end: no list of the range's ids).
+  // The entries this pass replaces: the live rows, and the last turn of [coveredUntil, rangeTo)
+  // (found from the end: no list of the range's ids).
   let lastTurn = rangeTo - 1;
   while (lastTurn >= d.coveredUntil && ctx.metas[lastTurn].role === 'system') lastTurn--;
   const replaced = d.live.map((s) => summaryCode(s.id));
   if (lastTurn >= d.coveredUntil) replaced.push(turnCode(ctx.metas[lastTurn].id));
-  let lastReplaced = -1;
-  let seen = 0;
-  let index = 0;
-  // Entries are unique (ids are): the last of them found ends the walk.
-  if (replaced.length > 0)
-    walkHistory(ctx.metas, summaries, until, (code) => {
-      if (replaced.includes(code)) {
-        lastReplaced = index;
-        seen++;
-      }
-      index++;
-      return seen < replaced.length;
-    });
-  const expected = historyHead(ctx.metas, summaries, until, lastReplaced + 1);
+  const historyEnd = Math.min(ctx.metas.length, until);
+  const expected: ExpectedHistory = { metas: ctx.metas, ix, live: d.live, until, end: historyEnd, atEnd: historyEnd === ctx.metas.length, replaced };
   const digests = d.live.filter((s) => s.kind === 'digest').length;
   ctx.event('background_started', { digests, chunks: jobs.length, pendingTurns: d.pendingTurns, from: rangeFrom, to: rangeTo });
 
@@ -323,18 +363,22 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   }
   ctx.checkCancelled();
   const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, until, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
 }
 
-function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: Float64Array, until: number, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: ExpectedHistory, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
   return ctx.store.commit((w): BackgroundStepResult => {
-    if (!historyStartsWith(ctx.metas, w.summaries(), until, expected)) {
-      const now = historyOf(ctx.metas, w.summaries());
+    const summaries = w.summaries();
+    const expected = historyUnchanged(e, ctx.metas, summaries) ? null : expectedCodes(e);
+    if (expected && !historyStartsWith(ctx.metas, summaries, e.until, expected)) {
+      const now = historyOf(ctx.metas, summaries);
       const at = expected.findIndex((x, i) => now[i] !== codeText(x));
       ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: at >= 0 ? codeText(expected[at]) : null, found: now[at] ?? null, chunks });
       return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
     }
-    const span = convSpan(ctx.metas, r.from, r.to);
+    // The same turn array as the prepare step's: its index counts in O(1).
+    const ix = ctx.metas === e.metas ? e.ix : undefined;
+    const span = convSpan(ctx.metas, r.from, r.to, ix);
     // Supersedes every live row and the base (which a digest may have superseded already).
     const superseded = [...new Set([...d.live.map((s) => s.id), ...(d.base ? [d.base.id] : [])])];
     const id = w.insertSummary({
@@ -357,7 +401,8 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected:
     const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.
     let turnsCompacted = 0;
-    for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
+    if (ix) turnsCompacted = r.to > d.coveredUntil ? convCountIn(ix, d.coveredUntil, r.to) : 0;
+    else for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
