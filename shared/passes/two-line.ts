@@ -415,11 +415,11 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const params = resolved as TwoLineParams;
   const force = opts?.force ?? false;
   const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
-  const base = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
+  const base: LineStats = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
   if (!force && d.level === 'none' && !d.digestPending) {
-    return { status: 'skipped', stats: { ...base, reason: d.reason } };
+    return { status: 'skipped', stats: outcomeStats(base, d, null, null) };
   }
-  ctx.event('compaction_started', { ...base, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
+  ctx.event('compaction_started', { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
   const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
   ctx.checkCancelled();
   // The ordinary profile's model summary at the emergency line is written right away, never deferred.
@@ -429,21 +429,58 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
     const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
     const deferred =
       prepared && 'commit' in prepared
-        ? { commit: async (at: PassContext) => outcomeOf(base, d.reason, digest, await prepared.commit(at), at) }
+        ? { commit: async (at: PassContext) => outcomeOf(base, d, digest, await prepared.commit(at), at) }
         : undefined;
-    const out = outcomeOf(base, d.reason, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
+    const out = outcomeOf(base, d, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
     return deferred ? { ...out, deferred } : out;
   }
   const bg = digest.abandoned ? null : await twoLineBackgroundStep(ctx, params);
-  return outcomeOf(base, d.reason, digest, bg, ctx);
+  return outcomeOf(base, d, digest, bg, ctx);
 };
 
-function outcomeOf(base: Record<string, unknown>, reason: string, digest: DigestStepResult, bg: BackgroundStepResult | null, ctx: PassContext): PassOutcome {
-  const abandoned = digest.abandoned || (bg?.abandoned ?? false);
+/** The lines and the pressure, first in every stats object of the pass. */
+interface LineStats {
+  level: TwoLineDecision['level'];
+  pressure: number;
+  warningPct: number;
+  emergencyPct: number;
+  linesFellBack: boolean;
+}
+
+function outcomeOf(base: LineStats, d: TwoLineDecision, digest: DigestStepResult, bg: BackgroundStepResult | null, ctx: PassContext): PassOutcome {
   const wrote = digest.written || (bg?.committed ?? false);
-  const stats = {
-    ...base,
-    reason: bg ? `${reason}; ${bg.reason}` : digest.abandoned ? `${reason}; abandoned before the digest` : reason,
+  return { status: wrote ? 'completed' : 'skipped', stats: outcomeStats(base, d, digest, bg), state: currentState(ctx) };
+}
+
+/**
+ * The pass's stats (a skipped pass's when `digest` is null: the lines and the reason). The
+ * reason is written on first read (an own enumerable getter: the engine stores stats as
+ * JSON): a live firing whose background pass lands later records only the commit's.
+ */
+function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepResult | null, bg: BackgroundStepResult | null): Record<string, unknown> {
+  // Written out, no spread: V8 puts a getter after the spread's keys, and the key order is part of the stored JSON.
+  let reason: string | null = null;
+  if (!digest) {
+    return {
+      level: base.level,
+      pressure: base.pressure,
+      warningPct: base.warningPct,
+      emergencyPct: base.emergencyPct,
+      linesFellBack: base.linesFellBack,
+      get reason() {
+        return d.reason;
+      },
+    };
+  }
+  return {
+    level: base.level,
+    pressure: base.pressure,
+    warningPct: base.warningPct,
+    emergencyPct: base.emergencyPct,
+    linesFellBack: base.linesFellBack,
+    get reason() {
+      return (reason ??= bg ? `${d.reason}; ${bg.reason}` : digest.abandoned ? `${d.reason}; abandoned before the digest` : d.reason);
+    },
     digestWritten: digest.written,
     digestTurns: digest.turns,
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
@@ -452,7 +489,6 @@ function outcomeOf(base: Record<string, unknown>, reason: string, digest: Digest
     turnsCompacted: bg?.turnsCompacted ?? 0,
     fallbackChunks: bg?.fallbackChunks ?? 0,
     tiersUsed: countTiers(bg?.tiers ?? []),
-    abandoned,
+    abandoned: digest.abandoned || (bg?.abandoned ?? false),
   };
-  return { status: wrote ? 'completed' : 'skipped', stats, state: currentState(ctx) };
 }
