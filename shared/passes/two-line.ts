@@ -32,7 +32,7 @@
  */
 import type { PassContext, PassFn, PassOutcome } from './context.js';
 import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, passSummaryTargetTokens, ORDINARY_PROFILE, type TwoLineDecision, type TwoLineParams } from '../strategies/two-line.js';
-import { buildSpanIndex, chunkRange, convSpan, convTokensIn, convTurnIds } from '../strategies/spans.js';
+import { buildSpanIndex, chunkRange, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import type { ExistingSummary, SummaryTier, VariantState } from '../strategies/types.js';
 import type { FactSet } from '../facts/index.js';
@@ -56,14 +56,37 @@ const isAbort = (ctx: PassContext, e: unknown) => ctx.signal.aborted || (e insta
  * live summary covers as 't<id>'.
  */
 export function historyOf(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until = Infinity): string[] {
-  const live = liveTwoLineSummaries(summaries);
   const out: string[] = [];
+  walkHistory(metas, summaries, until, (code) => {
+    out.push(codeText(code));
+    return true;
+  });
+  return out;
+}
+
+/*
+ * The background pass's optimistic check walks the same history with each entry as a
+ * number: turn id t -> 2t, summary id s -> 2s + 1 (ids are whole numbers >= 0, so equal
+ * codes are equal entries). A firing on a 100,000-turn session checks ~2,000 entries
+ * twice: numbers in one array of the exact size, and a comparison that lists nothing.
+ */
+const turnCode = (id: number) => id * 2;
+const summaryCode = (id: number) => id * 2 + 1;
+const codeText = (code: number) => (code % 2 === 1 ? `s${(code - 1) / 2}` : `t${code / 2}`);
+
+/** historyOf's entries as codes, in order, to `visit` until it returns false. */
+function walkHistory(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, visit: (code: number) => boolean): void {
+  const end = Math.min(metas.length, until);
+  walkHistoryTo(metas, liveTwoLineSummaries(summaries), end, end === metas.length, visit);
+}
+
+/** The walk itself, over the live rows `live` (oldest first) and the turns before `end`; `atEnd`: `end` is the last turn's end (the rows after it follow). */
+function walkHistoryTo(metas: readonly TurnMeta[], live: readonly ExistingSummary[], end: number, atEnd: boolean, visit: (code: number) => boolean): void {
   let k = 0;
   let coveredTo = -1;
-  const end = Math.min(metas.length, until);
   for (let p = 0; p < end; ) {
     while (k < live.length && live[k].firstPosition <= p) {
-      out.push(`s${live[k].id}`);
+      if (!visit(summaryCode(live[k].id))) return;
       coveredTo = Math.max(coveredTo, live[k].lastPosition);
       k++;
     }
@@ -73,11 +96,83 @@ export function historyOf(metas: readonly TurnMeta[], summaries: readonly Existi
       continue;
     }
     const m = metas[p];
-    if (m.role !== 'system') out.push(`t${m.id}`);
+    if (m.role !== 'system' && !visit(turnCode(m.id))) return;
     p++;
   }
-  if (end === metas.length) for (; k < live.length; k++) out.push(`s${live[k].id}`);
+  if (atEnd) for (; k < live.length; k++) if (!visit(summaryCode(live[k].id))) return;
+}
+
+/**
+ * What the background commit expects: the history before `until` as the prepare step saw it,
+ * up to the last entry the pass replaces (`replaced`, as codes). Kept as its inputs (the turn
+ * array, whose turns before `end` never change, and the live rows), listed only if the commit
+ * finds the history may have moved.
+ */
+interface ExpectedHistory {
+  metas: readonly TurnMeta[];
+  ix: SpanIndex;
+  live: readonly ExistingSummary[];
+  until: number;
+  end: number;
+  atEnd: boolean;
+  replaced: number[];
+}
+
+/** The expected entries as codes: the prepare-time history's head, through its last replaced entry. */
+function expectedCodes(e: ExpectedHistory): Float64Array {
+  let lastReplaced = -1;
+  let seen = 0;
+  let index = 0;
+  // Entries are unique (ids are): the last of them found ends the walk.
+  if (e.replaced.length > 0)
+    walkHistoryTo(e.metas, e.live, e.end, e.atEnd, (code) => {
+      if (e.replaced.includes(code)) {
+        lastReplaced = index;
+        seen++;
+      }
+      index++;
+      return seen < e.replaced.length;
+    });
+  const out = new Float64Array(lastReplaced + 1);
+  let i = 0;
+  if (out.length > 0)
+    walkHistoryTo(e.metas, e.live, e.end, e.atEnd, (code) => {
+      out[i++] = code;
+      return i < out.length;
+    });
   return out;
+}
+
+/**
+ * True when the history before `until` is the prepare step's, entry for entry, without
+ * listing it: the same turn array (its turns before `end` are the same), the same end, and
+ * the same live rows at the same places. False means "list and compare".
+ */
+function historyUnchanged(e: ExpectedHistory, metas: readonly TurnMeta[], summaries: readonly ExistingSummary[]): boolean {
+  if (metas !== e.metas) return false;
+  const end = Math.min(metas.length, e.until);
+  if (end !== e.end || (end === metas.length) !== e.atEnd) return false;
+  const live = liveTwoLineSummaries(summaries);
+  if (live.length !== e.live.length) return false;
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i];
+    const b = e.live[i];
+    if (a.id !== b.id || a.firstPosition !== b.firstPosition || a.lastPosition !== b.lastPosition) return false;
+  }
+  return true;
+}
+
+/** Whether the history before `until` begins with `expected` (historyOf(...).slice(0, expected.length) equals it). */
+function historyStartsWith(metas: readonly TurnMeta[], summaries: readonly ExistingSummary[], until: number, expected: Float64Array): boolean {
+  let i = 0;
+  let same = true;
+  if (expected.length > 0)
+    walkHistory(metas, summaries, until, (code) => {
+      if (code !== expected[i]) same = false;
+      else i++;
+      return same && i < expected.length;
+    });
+  return same && i === expected.length;
 }
 // historyOf(metas, summaries, until) is a prefix of the whole history: entries come in
 // position order and every entry before `until` (a turn there, a summary starting there) is in it.
@@ -100,7 +195,6 @@ export function boundedTurnList(turns: readonly Pick<Turn, 'role' | 'blocks' | '
 }
 
 const currentState = (ctx: PassContext): VariantState => ctx.store.state();
-const startsWith = (h: readonly string[], prefix: readonly string[]) => prefix.length <= h.length && prefix.every((x, i) => h[i] === x);
 
 
 export interface DigestStepResult {
@@ -128,7 +222,7 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
   const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' }, (t) => ctx.countTokens(t));
   const tokenCount = ctx.countTokens(text);
-  const span = convSpan(ctx.metas, from, to);
+  const span = convSpan(ctx.metas, from, to, ix);
   const superseded = d.live.map((s) => s.id);
   return ctx.store.commit((w): DigestStepResult => {
     if (liveIds(w.summaries()) !== before) {
@@ -213,12 +307,14 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   // The history must still begin like this, up to the last entry this pass replaces.
   let until = rangeTo;
   for (const s of d.live) until = Math.max(until, s.firstPosition + 1);
-  const before = historyOf(ctx.metas, summaries, until);
-  let lastReplaced = -1;
-  for (const s of d.live) lastReplaced = Math.max(lastReplaced, before.indexOf(`s${s.id}`));
-  const ids = convTurnIds(ctx.metas, d.coveredUntil, rangeTo);
-  if (ids.length > 0) lastReplaced = Math.max(lastReplaced, before.indexOf(`t${ids[ids.length - 1]}`));
-  const expected = before.slice(0, lastReplaced + 1);
+  // The entries this pass replaces: the live rows, and the last turn of [coveredUntil, rangeTo)
+  // (found from the end: no list of the range's ids).
+  let lastTurn = rangeTo - 1;
+  while (lastTurn >= d.coveredUntil && ctx.metas[lastTurn].role === 'system') lastTurn--;
+  const replaced = d.live.map((s) => summaryCode(s.id));
+  if (lastTurn >= d.coveredUntil) replaced.push(turnCode(ctx.metas[lastTurn].id));
+  const historyEnd = Math.min(ctx.metas.length, until);
+  const expected: ExpectedHistory = { metas: ctx.metas, ix, live: d.live, until, end: historyEnd, atEnd: historyEnd === ctx.metas.length, replaced };
   const digests = d.live.filter((s) => s.kind === 'digest').length;
   ctx.event('background_started', { digests, chunks: jobs.length, pendingTurns: d.pendingTurns, from: rangeFrom, to: rangeTo });
 
@@ -267,18 +363,22 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   }
   ctx.checkCancelled();
   const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, until, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
 }
 
-function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected: string[], until: number, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
+function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: ExpectedHistory, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
   return ctx.store.commit((w): BackgroundStepResult => {
-    if (!startsWith(historyOf(ctx.metas, w.summaries(), until), expected)) {
-      const now = historyOf(ctx.metas, w.summaries());
-      const at = expected.findIndex((x, i) => now[i] !== x);
-      ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: expected[at] ?? null, found: now[at] ?? null, chunks });
+    const summaries = w.summaries();
+    const expected = historyUnchanged(e, ctx.metas, summaries) ? null : expectedCodes(e);
+    if (expected && !historyStartsWith(ctx.metas, summaries, e.until, expected)) {
+      const now = historyOf(ctx.metas, summaries);
+      const at = expected.findIndex((x, i) => now[i] !== codeText(x));
+      ctx.event('compaction_abandoned', { step: 'background', reason: 'the history moved while the chunks were summarized', expected: at >= 0 ? codeText(expected[at]) : null, found: now[at] ?? null, chunks });
       return { ...empty, ran: true, abandoned: true, reason: 'abandoned: the history moved during the summarize step (the cached chunks make the retry cheap)' };
     }
-    const span = convSpan(ctx.metas, r.from, r.to);
+    // The same turn array as the prepare step's: its index counts in O(1).
+    const ix = ctx.metas === e.metas ? e.ix : undefined;
+    const span = convSpan(ctx.metas, r.from, r.to, ix);
     // Supersedes every live row and the base (which a digest may have superseded already).
     const superseded = [...new Set([...d.live.map((s) => s.id), ...(d.base ? [d.base.id] : [])])];
     const id = w.insertSummary({
@@ -300,7 +400,9 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, expected:
     w.markCompacted(superseded);
     const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.
-    const turnsCompacted = convTurnIds(ctx.metas, d.coveredUntil, r.to).length;
+    let turnsCompacted = 0;
+    if (ix) turnsCompacted = r.to > d.coveredUntil ? convCountIn(ix, d.coveredUntil, r.to) : 0;
+    else for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
@@ -313,11 +415,11 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const params = resolved as TwoLineParams;
   const force = opts?.force ?? false;
   const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
-  const base = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
+  const base: LineStats = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
   if (!force && d.level === 'none' && !d.digestPending) {
-    return { status: 'skipped', stats: { ...base, reason: d.reason } };
+    return { status: 'skipped', stats: outcomeStats(base, d, null, null) };
   }
-  ctx.event('compaction_started', { ...base, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
+  ctx.event('compaction_started', { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
   const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
   ctx.checkCancelled();
   // The ordinary profile's model summary at the emergency line is written right away, never deferred.
@@ -327,21 +429,58 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
     const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
     const deferred =
       prepared && 'commit' in prepared
-        ? { commit: async (at: PassContext) => outcomeOf(base, d.reason, digest, await prepared.commit(at), at) }
+        ? { commit: async (at: PassContext) => outcomeOf(base, d, digest, await prepared.commit(at), at) }
         : undefined;
-    const out = outcomeOf(base, d.reason, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
+    const out = outcomeOf(base, d, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
     return deferred ? { ...out, deferred } : out;
   }
   const bg = digest.abandoned ? null : await twoLineBackgroundStep(ctx, params);
-  return outcomeOf(base, d.reason, digest, bg, ctx);
+  return outcomeOf(base, d, digest, bg, ctx);
 };
 
-function outcomeOf(base: Record<string, unknown>, reason: string, digest: DigestStepResult, bg: BackgroundStepResult | null, ctx: PassContext): PassOutcome {
-  const abandoned = digest.abandoned || (bg?.abandoned ?? false);
+/** The lines and the pressure, first in every stats object of the pass. */
+interface LineStats {
+  level: TwoLineDecision['level'];
+  pressure: number;
+  warningPct: number;
+  emergencyPct: number;
+  linesFellBack: boolean;
+}
+
+function outcomeOf(base: LineStats, d: TwoLineDecision, digest: DigestStepResult, bg: BackgroundStepResult | null, ctx: PassContext): PassOutcome {
   const wrote = digest.written || (bg?.committed ?? false);
-  const stats = {
-    ...base,
-    reason: bg ? `${reason}; ${bg.reason}` : digest.abandoned ? `${reason}; abandoned before the digest` : reason,
+  return { status: wrote ? 'completed' : 'skipped', stats: outcomeStats(base, d, digest, bg), state: currentState(ctx) };
+}
+
+/**
+ * The pass's stats (a skipped pass's when `digest` is null: the lines and the reason). The
+ * reason is written on first read (an own enumerable getter: the engine stores stats as
+ * JSON): a live firing whose background pass lands later records only the commit's.
+ */
+function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepResult | null, bg: BackgroundStepResult | null): Record<string, unknown> {
+  // Written out, no spread: V8 puts a getter after the spread's keys, and the key order is part of the stored JSON.
+  let reason: string | null = null;
+  if (!digest) {
+    return {
+      level: base.level,
+      pressure: base.pressure,
+      warningPct: base.warningPct,
+      emergencyPct: base.emergencyPct,
+      linesFellBack: base.linesFellBack,
+      get reason() {
+        return d.reason;
+      },
+    };
+  }
+  return {
+    level: base.level,
+    pressure: base.pressure,
+    warningPct: base.warningPct,
+    emergencyPct: base.emergencyPct,
+    linesFellBack: base.linesFellBack,
+    get reason() {
+      return (reason ??= bg ? `${d.reason}; ${bg.reason}` : digest.abandoned ? `${d.reason}; abandoned before the digest` : d.reason);
+    },
     digestWritten: digest.written,
     digestTurns: digest.turns,
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
@@ -350,7 +489,6 @@ function outcomeOf(base: Record<string, unknown>, reason: string, digest: Digest
     turnsCompacted: bg?.turnsCompacted ?? 0,
     fallbackChunks: bg?.fallbackChunks ?? 0,
     tiersUsed: countTiers(bg?.tiers ?? []),
-    abandoned,
+    abandoned: digest.abandoned || (bg?.abandoned ?? false),
   };
-  return { status: wrote ? 'completed' : 'skipped', stats, state: currentState(ctx) };
 }

@@ -29,7 +29,7 @@
  */
 import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
 import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
-import { buildSpanIndex, convCountIn, convSpan, convTokensIn } from '../strategies/spans.js';
+import { buildSpanIndex, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems, itemsToSourceText } from '../summarize/items.js';
 import { normalizeReplay } from '../replay/normalize.js';
@@ -70,9 +70,9 @@ interface Commit {
   facts?: TieredSummary['facts'];
 }
 
-function commit(ctx: PassContext, d: WatermarkDecision, c: Commit): Promise<VariantState> {
+function commit(ctx: PassContext, d: WatermarkDecision, c: Commit, ix: SpanIndex): Promise<VariantState> {
   const metas = ctx.metas;
-  const { turnIds: newTurnIds, first, last } = convSpan(metas, d.currentWatermark, c.watermark);
+  const { turnIds: newTurnIds, first, last } = convSpan(metas, d.currentWatermark, c.watermark, ix);
   return ctx.store.commit((w): VariantState => {
     // Optimistic check: another writer moved the watermark while we summarized.
     const now = w.state();
@@ -106,15 +106,42 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   const force = opts?.force ?? false;
   const ix = buildSpanIndex(ctx.metas);
   const d = decideWatermark({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params }, ix, force);
-  const baseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
+  const baseStats: BaseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
 
   if (!d.compact || d.newWatermark === null) {
-    if (d.skip === 'no_valid_boundary') ctx.event('compaction_failed', { failureMode: 'no_valid_boundary', reason: d.reason, pendingTokens: d.pendingTokens });
-    else ctx.event('compaction_skipped', { reason: d.reason, pendingTokens: d.pendingTokens, level: d.level });
+    // The skip's reason is written only if read (own enumerable getters: the engine stores
+    // the event and the stats as JSON; a live replay skips hundreds of times and reads neither).
+    if (d.skip === 'no_valid_boundary')
+      ctx.event('compaction_failed', {
+        failureMode: 'no_valid_boundary',
+        get reason() {
+          return d.reason;
+        },
+        pendingTokens: d.pendingTokens,
+      });
+    else
+      ctx.event('compaction_skipped', {
+        get reason() {
+          return d.reason;
+        },
+        pendingTokens: d.pendingTokens,
+        level: d.level,
+      });
     // Pending tokens grow at most as fast as the transcript: nothing can fire before they reach the line.
     const line = d.budgetSpent ? params.hardCapTokens : Math.min(params.softThresholdTokens, params.hardCapTokens);
     const headroomTokens = d.skip === 'below_soft_threshold' || d.skip === 'budget_exhausted' ? Math.max(0, line - d.pendingTokens) : undefined;
-    return { status: 'skipped', stats: { ...baseStats, reason: d.reason, skip: d.skip, ...(d.skip === 'no_valid_boundary' ? { failureMode: 'no_valid_boundary' } : {}) }, headroomTokens };
+    const stats: Record<string, unknown> = {
+      pendingTokens: baseStats.pendingTokens,
+      level: baseStats.level,
+      previousWatermark: baseStats.previousWatermark,
+      spentUsd: baseStats.spentUsd,
+      get reason() {
+        return d.reason;
+      },
+      skip: d.skip,
+    };
+    if (d.skip === 'no_valid_boundary') stats.failureMode = 'no_valid_boundary';
+    return { status: 'skipped', stats, headroomTokens };
   }
   const W = d.newWatermark;
   const forcedMode = d.forced ? { failureMode: 'budget_exhausted_forced' } : {};
@@ -150,7 +177,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
     ctx.event('compaction_failed', { failureMode: 'validation_failed', problems: problems.slice(0, 10) });
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
-  const state = await commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd, facts: summary.facts });
+  const state = await commit(ctx, d, { text: summary.text, tokenCount: summary.tokenCount, tier: summary.tier, model: summary.model, cacheKey: summary.cacheKey, cacheHit: summary.cacheHit, watermark: W, spentUsd: spent + callCostUsd, facts: summary.facts }, ix);
   ctx.progress(1, 1, summary.tokenCount);
   ctx.event('compaction_completed', {
     cacheHit: summary.cacheHit,
@@ -169,16 +196,32 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   });
   return {
     status: 'completed',
-    stats: { ...baseStats, ...forcedMode, reason: d.reason, watermark: W, turnsCompacted: newTurns.length, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd, spentUsd: state.spentUsd },
+    stats: completedStats(baseStats, d.forced, d.reason, W, newTurns.length, summary, callCostUsd, state.spentUsd),
     state,
   };
 };
 
+/**
+ * A completed pass's stats: { ...baseStats, ...forcedMode, reason, watermark, ... } written
+ * out (the same keys in the same order; a literal, not spreads, once per firing of a replay).
+ */
+function completedStats(base: BaseStats, forced: boolean, reason: string, watermark: number, turnsCompacted: number, summary: TieredSummary, callCostUsd: number, spentUsd: number | undefined): Record<string, unknown> {
+  if (forced) return { pendingTokens: base.pendingTokens, level: base.level, previousWatermark: base.previousWatermark, spentUsd, failureMode: 'budget_exhausted_forced', reason, watermark, turnsCompacted, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd };
+  return { pendingTokens: base.pendingTokens, level: base.level, previousWatermark: base.previousWatermark, spentUsd, reason, watermark, turnsCompacted, summaryTokens: summary.tokenCount, tier: summary.tier, callCostUsd };
+}
+
+interface BaseStats {
+  pendingTokens: number;
+  level: WatermarkDecision['level'];
+  previousWatermark: number;
+  spentUsd: number;
+}
+
 /** The summarizer failed at or above the hard cap: drop the oldest non-preserved turns instead. */
-async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, error: string, ix: ReturnType<typeof buildSpanIndex>, baseStats: Record<string, unknown>): Promise<PassOutcome> {
+async function truncate(ctx: PassContext, d: WatermarkDecision, params: WatermarkParams, error: string, ix: SpanIndex, baseStats: BaseStats): Promise<PassOutcome> {
   // Pending tokens count only turns after the watermark (version 1), so the cut alone brings them under the cap.
   const cut = truncationCut(ix, d, 0, params.hardCapTokens);
-  const { turnIds: dropped, first: firstDropped, last: lastDropped } = convSpan(ctx.metas, d.currentWatermark, cut);
+  const { turnIds: dropped, first: firstDropped, last: lastDropped } = convSpan(ctx.metas, d.currentWatermark, cut, ix);
   const note = truncationNote(dropped.length, firstDropped, lastDropped, error);
   // The truncation record stands for the dropped turns, as a summary would have.
   const text = note;
@@ -188,7 +231,7 @@ async function truncate(ctx: PassContext, d: WatermarkDecision, params: Watermar
     return { status: 'skipped', stats: { ...baseStats, reason: 'validation_failed', failureMode: 'validation_failed', problems: problems.length } };
   }
   const tokenCount = ctx.countTokens(text);
-  const state = await commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 });
+  const state = await commit(ctx, d, { text, tokenCount, tier: 'truncation', model: TRUNCATION_MODEL, cacheKey: null, cacheHit: false, watermark: cut, spentUsd: ctx.state.spentUsd ?? 0 }, ix);
   const pendingAfter = d.tailStart > cut ? ix.convTokenPrefix[d.tailStart] - ix.convTokenPrefix[cut] : 0;
   ctx.event('compaction_failed', { failureMode: 'adapter_error', error, truncatedMessageCount: dropped.length, watermark: cut, pendingTokensAfter: pendingAfter });
   return {

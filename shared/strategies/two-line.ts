@@ -168,14 +168,39 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
   const wantsBackground = digestPending || digestRange !== null || (ordinary && level === 'emergency' && pendingTurns > 0) || (level !== 'none' && pendingTurns >= params.minBatch);
   const backgroundRange: [number, number] | null = wantsBackground && convCountIn(ix, baseEnd, keptStart) > 0 ? [baseEnd, keptStart] : null;
 
-  const linesText = `${lines.warningPct}/${lines.emergencyPct}%${lines.fellBack ? ` (the given pair ${params.warningPct}/${params.emergencyPct} is not 0 <= warning < emergency <= 100: fell back to 50/80)` : ''}`;
-  const head = `pressure ${pct(pressure)} of ${formatCount(params.contextWindow)} tokens, lines ${linesText}`;
-  let reason: string;
-  if (level === 'emergency') reason = ordinary ? `${head}: emergency, ${backgroundRange ? `model summary of ${pendingTurns} new turns now (ordinary profile)` : 'nothing left to summarize'}` : `${head}: emergency, ${digestRange ? `digest ${pendingTurns} turns now` : 'nothing left to digest'}, then the background pass`;
-  else if (level === 'warning') reason = `${head}: warning, background pass (${pendingTurns} pending turns${pendingTurns < params.minBatch ? `, fewer than minBatch ${params.minBatch}` : ''})`;
-  else if (digestPending) reason = `${head}: below warning, but the digest awaits its upgrade`;
-  else reason = `${head}: below warning, nothing to do`;
-  return { ...lines, keepLast, prefixEnd, coveredUntil, keptStart, visibleTokens, pressure, level, live, base, digestRange, backgroundRange, digestPending, pendingTurns, reason };
+  // The reason is text only a plan or a firing record reads: written on first read (the live
+  // replay decides two or three times per firing and keeps none of the texts).
+  let reason: string | null = null;
+  const describe = (): string => {
+    const linesText = `${lines.warningPct}/${lines.emergencyPct}%${lines.fellBack ? ` (the given pair ${params.warningPct}/${params.emergencyPct} is not 0 <= warning < emergency <= 100: fell back to 50/80)` : ''}`;
+    const head = `pressure ${pct(pressure)} of ${formatCount(params.contextWindow)} tokens, lines ${linesText}`;
+    if (level === 'emergency') return ordinary ? `${head}: emergency, ${backgroundRange ? `model summary of ${pendingTurns} new turns now (ordinary profile)` : 'nothing left to summarize'}` : `${head}: emergency, ${digestRange ? `digest ${pendingTurns} turns now` : 'nothing left to digest'}, then the background pass`;
+    if (level === 'warning') return `${head}: warning, background pass (${pendingTurns} pending turns${pendingTurns < params.minBatch ? `, fewer than minBatch ${params.minBatch}` : ''})`;
+    if (digestPending) return `${head}: below warning, but the digest awaits its upgrade`;
+    return `${head}: below warning, nothing to do`;
+  };
+  return {
+    warningPct: lines.warningPct,
+    emergencyPct: lines.emergencyPct,
+    fellBack: lines.fellBack,
+    keepLast,
+    prefixEnd,
+    coveredUntil,
+    keptStart,
+    visibleTokens,
+    pressure,
+    level,
+    live,
+    base,
+    digestRange,
+    backgroundRange,
+    digestPending,
+    pendingTurns,
+    // An own enumerable getter: spreads, JSON and deep equality see the text.
+    get reason() {
+      return (reason ??= describe());
+    },
+  };
 }
 
 /** Position where the visible tokens reach `threshold` (for the warning/emergency lines on the turn list), or null. */

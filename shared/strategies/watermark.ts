@@ -29,7 +29,8 @@ import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
 import { watermarkCandidates } from '../replay/candidates.js';
-import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
+import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode, VariantState } from './types.js';
+import type { TurnMeta } from '../model/turn.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WatermarkParams = {
@@ -92,42 +93,93 @@ export function currentWatermarkSummary(summaries: readonly ExistingSummary[], i
 
 const fmt = formatCount;
 
+/** First position after the leading system turns. */
+function stablePrefixEnd(turns: readonly TurnMeta[], n: number): number {
+  let prefixEnd = 0;
+  while (prefixEnd < n && turns[prefixEnd].role === 'system') prefixEnd++;
+  return prefixEnd;
+}
+
+/** The watermark now: where the current summary's state says, prefixEnd when nothing was compacted yet. */
+function watermarkNow(n: number, prefixEnd: number, currentSummary: ExistingSummary | null, state: VariantState): number {
+  return Math.min(n, Math.max(prefixEnd, currentSummary ? (state.watermark ?? currentSummary.lastPosition + 1) : prefixEnd));
+}
+
+/**
+ * Tokens the model sees now (the plan's tokensBefore): every turn, less the conversation
+ * turns behind the watermark, plus the live summaries. The live replay asks it after each
+ * firing (live.visible), without the plan's nodes and labels.
+ */
+export function watermarkVisibleTokens(input: Omit<PlanInput<WatermarkParams>, 'params'>, ix: SpanIndex = buildSpanIndex(input.turns)): number {
+  const { summaries, state } = input;
+  const n = ix.count;
+  const prefixEnd = stablePrefixEnd(input.turns, n);
+  const currentWatermark = watermarkNow(n, prefixEnd, currentWatermarkSummary(summaries, state.watermarkSummaryId), state);
+  // The live summaries' tokens (whole numbers: their sum does not depend on the order).
+  let summaryTokens = 0;
+  for (const x of summaries) if (x.kind === 'watermark' && !x.compacted) summaryTokens += x.tokenCount;
+  return ix.totalTokens - convTokensIn(ix, prefixEnd, currentWatermark) + summaryTokens;
+}
+
 /** The trigger and boundary decision. `force` (the engine's "compact now") skips the thresholds, never the boundary rule. */
 export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex = buildSpanIndex(input.turns), force = false): WatermarkDecision {
   const { summaries, state, params } = input;
   const n = ix.count;
-  let prefixEnd = 0;
-  while (prefixEnd < n && input.turns[prefixEnd].role === 'system') prefixEnd++;
+  const prefixEnd = stablePrefixEnd(input.turns, n);
   const convTotal = ix.convCountPrefix[n];
   const tailStart = Math.max(prefixEnd, positionOfConvTurn(ix, Math.max(0, convTotal - params.preserveRecentTurns)));
   const currentSummary = currentWatermarkSummary(summaries, state.watermarkSummaryId);
-  const currentWatermark = Math.min(n, Math.max(prefixEnd, currentSummary ? (state.watermark ?? currentSummary.lastPosition + 1) : prefixEnd));
+  const currentWatermark = watermarkNow(n, prefixEnd, currentSummary, state);
   // Version 1: the summaries are never re-compacted, so they are not pending.
   const pendingTokens = tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0;
   const level: WatermarkDecision['level'] = pendingTokens >= params.hardCapTokens ? 'hard' : pendingTokens >= params.softThresholdTokens ? 'soft' : 'none';
   const spent = state.spentUsd ?? 0;
   const budgetSpent = spent >= params.maxCostPerSessionUsd;
   const candidateWatermark = safeCutAtOrBefore(ix, tailStart);
-  const base = { prefixEnd, tailStart, currentWatermark, currentSummary, pendingTokens, level, budgetSpent, candidateWatermark };
-  const skip = (why: WatermarkSkip, reason: string): WatermarkDecision => ({ ...base, compact: false, skip: why, forced: false, newWatermark: null, reason: `${why}: ${reason}` });
+  // The reason is text only a plan or a firing record reads: written on first read (a live
+  // replay decides before every call near the threshold and skips most of those).
+  const decision = (compact: boolean, skip: WatermarkSkip | null, forced: boolean, newWatermark: number | null, describe: () => string): WatermarkDecision => {
+    let reason: string | null = null;
+    return {
+      prefixEnd,
+      tailStart,
+      currentWatermark,
+      currentSummary,
+      pendingTokens,
+      level,
+      budgetSpent,
+      candidateWatermark,
+      compact,
+      skip,
+      forced,
+      newWatermark,
+      // An own enumerable getter: spreads, JSON and deep equality see the text.
+      get reason() {
+        return (reason ??= describe());
+      },
+    };
+  };
+  const skip = (why: WatermarkSkip, reason: () => string): WatermarkDecision => decision(false, why, false, null, () => `${why}: ${reason()}`);
 
-  const pendingText = `pending ${fmt(pendingTokens)} tokens`;
-  if (!force && level === 'none') return skip('below_soft_threshold', `${pendingText} < soft threshold ${fmt(params.softThresholdTokens)}`);
+  const pendingText = () => `pending ${fmt(pendingTokens)} tokens`;
+  if (!force && level === 'none') return skip('below_soft_threshold', () => `${pendingText()} < soft threshold ${fmt(params.softThresholdTokens)}`);
   if (!force && level === 'soft' && budgetSpent) {
-    return skip('budget_exhausted', `${pendingText} >= soft threshold, but $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent (under the hard cap ${fmt(params.hardCapTokens)})`);
+    return skip('budget_exhausted', () => `${pendingText()} >= soft threshold, but $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent (under the hard cap ${fmt(params.hardCapTokens)})`);
   }
-  if (tailStart <= currentWatermark || convCountIn(ix, currentWatermark, tailStart) === 0) return skip('nothing_new', `no turns between the watermark (${currentWatermark}) and the preserved turns`);
+  if (tailStart <= currentWatermark || convCountIn(ix, currentWatermark, tailStart) === 0) return skip('nothing_new', () => `no turns between the watermark (${currentWatermark}) and the preserved turns`);
   if (candidateWatermark <= currentWatermark || convCountIn(ix, currentWatermark, candidateWatermark) === 0) {
-    return skip('no_valid_boundary', `no tool-cycle-safe cut between the watermark (${currentWatermark}) and the preserved turns (${tailStart}): a tool cycle spans them`);
+    return skip('no_valid_boundary', () => `no tool-cycle-safe cut between the watermark (${currentWatermark}) and the preserved turns (${tailStart}): a tool cycle spans them`);
   }
   const forced = level === 'hard' && budgetSpent;
-  let why: string;
-  if (forced) why = `budget_exhausted_forced: ${pendingText} >= hard cap ${fmt(params.hardCapTokens)} although $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent`;
-  else if (level === 'hard') why = `${pendingText} >= hard cap ${fmt(params.hardCapTokens)}`;
-  else if (level === 'soft') why = `${pendingText} >= soft threshold ${fmt(params.softThresholdTokens)}, $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget spent`;
-  else why = `forced by the caller (${pendingText})`;
-  const moved = candidateWatermark < tailStart ? ` (moved back ${convCountIn(ix, candidateWatermark, tailStart)} turn(s) to keep a tool cycle whole)` : '';
-  return { ...base, compact: true, skip: null, forced, newWatermark: candidateWatermark, reason: `${why}; watermark ${currentWatermark} -> ${candidateWatermark}${moved}` };
+  return decision(true, null, forced, candidateWatermark, () => {
+    let why: string;
+    if (forced) why = `budget_exhausted_forced: ${pendingText()} >= hard cap ${fmt(params.hardCapTokens)} although $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent`;
+    else if (level === 'hard') why = `${pendingText()} >= hard cap ${fmt(params.hardCapTokens)}`;
+    else if (level === 'soft') why = `${pendingText()} >= soft threshold ${fmt(params.softThresholdTokens)}, $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget spent`;
+    else why = `forced by the caller (${pendingText()})`;
+    const moved = candidateWatermark < tailStart ? ` (moved back ${convCountIn(ix, candidateWatermark, tailStart)} turn(s) to keep a tool cycle whole)` : '';
+    return `${why}; watermark ${currentWatermark} -> ${candidateWatermark}${moved}`;
+  });
 }
 
 /**
@@ -172,8 +224,7 @@ export function planWatermark(input: PlanInput<WatermarkParams>): Plan<Watermark
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
   const d = decideWatermark(input, ix);
-  const summaryTokens = liveWatermarkSummaries(summaries).reduce((a, x) => a + x.tokenCount, 0);
-  const tokensBefore = ix.totalTokens - convTokensIn(ix, d.prefixEnd, d.currentWatermark) + summaryTokens;
+  const tokensBefore = watermarkVisibleTokens(input, ix);
 
   const boundaries: PlanBoundary[] = [
     { kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` },
@@ -219,6 +270,8 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   plan: planWatermark,
   view: ({ turns, summaries, state }) => watermarkCandidates(turns, liveWatermarkSummaries(summaries), state.watermark),
   live: {
+    // The plan's tokensBefore, without the plan.
+    visible: (input) => watermarkVisibleTokens(input),
     // Pending tokens never exceed the context; past a spent budget only the hard cap fires.
     mayFire: (m, p, state) => m.contextTokens >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
     lines: (p) => [
