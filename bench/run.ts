@@ -8,7 +8,7 @@
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
  *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own (issue 9: <= its tokens, >= 2x its retention)
- *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions latency over HTTP during an import / upload / delete (issue 13)
+ *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions / renameVariant latency over HTTP during an import / upload / delete (issue 13)
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
  *   {"import":{...},"plan":{"<strategy>":{"turns","medianMs","p95Ms"}},
@@ -153,12 +153,13 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
   }
   const resp = results.responsive;
   if (resp) {
-    out.push('', 'listSessions over HTTP every 50 ms while the worker imports / deletes (target: worst < 100 ms)');
+    out.push('', 'listSessions (read) and renameVariant (write) in turn over HTTP every 50 ms while the worker imports / deletes (target: worst < 100 ms)');
     if (resp.error) out.push(`  error: ${resp.error}`);
     else
       for (const phase of ['idle', 'import', 'upload', 'delete']) {
         const p = resp[phase] as Json;
-        out.push(`  ${phase.padEnd(7)} ${Number(p.turns) > 0 ? `${fmt(p.turns)} turns in ${fmt(p.seconds)} s` : `${fmt(p.seconds)} s`}: ${fmt(p.calls)} calls, median ${fmt(p.medianMs)} ms, worst ${fmt(p.worstMs)} ms${phase === 'delete' ? `; deleteSession itself ${fmt(p.deleteCallMs)} ms` : ''}`);
+        const w = p.write as Json;
+        out.push(`  ${phase.padEnd(7)} ${Number(p.turns) > 0 ? `${fmt(p.turns)} turns in ${fmt(p.seconds)} s` : `${fmt(p.seconds)} s`}: reads ${fmt(p.calls)} calls, median ${fmt(p.medianMs)} ms, worst ${fmt(p.worstMs)} ms; writes ${fmt(w.calls)} calls, median ${fmt(w.medianMs)} ms, worst ${fmt(w.worstMs)} ms${phase === 'delete' ? `; deleteSession itself ${fmt(p.deleteCallMs)} ms` : ''}`);
       }
   }
   process.stdout.write(`${out.join('\n')}\n`);

@@ -8,9 +8,10 @@
  * sidecar are read (`SourceFile`).
  *
  * - All or nothing: any error (bad line 90,000 of the third file) leaves the database
- *   as it was. An import of up to IMPORT_CHUNK_TURNS turns is one write transaction; a
- *   longer one commits every IMPORT_CHUNK_TURNS turns (so another writer, the window's
- *   `saveVariant` or `setSettings`, gets the lock between chunks) with its sessions hidden
+ *   as it was. An import that takes the write lock for less than IMPORT_CHUNK_MS is one
+ *   write transaction; a longer one commits every IMPORT_CHUNK_MS (or IMPORT_CHUNK_TURNS
+ *   turns, whichever comes first; so another writer, the window's `saveVariant` or
+ *   `setSettings`, gets the lock between chunks within tens of milliseconds) with its sessions hidden
  *   under the delete mark (electron/store/session-deletion.ts) until the last, small step
  *   reveals them all at once; a failure or cancel deletes what was committed, and an import
  *   that dies half-way is finished as a delete by the next start.
@@ -57,11 +58,19 @@ export interface ImportOptions {
    * back, the committed ones are deleted, and the store is as it was (how the app cancels an import).
    */
   onProgress?: (p: { turns: number; files: number; totalFiles: number }) => void;
-  /** Turns per committed chunk (IMPORT_CHUNK_TURNS; tests make it smaller). */
+  /** At most this many turns per committed chunk (IMPORT_CHUNK_TURNS; tests make it smaller). */
   chunkTurns?: number;
+  /** A chunk commits once it has held the write lock this long (IMPORT_CHUNK_MS; tests that count chunks in turns make it infinite). */
+  chunkMs?: number;
 }
 
-/** Turns written per write transaction of a long import: about a second of work, then the lock is free for a moment. */
+/**
+ * A chunk of a long import commits once it has held the write lock this long (or has
+ * IMPORT_CHUNK_TURNS turns): a write of another connection waits at most about this long,
+ * plus the pause between two chunks (CHUNK_PAUSE_MS, electron/store/db.ts).
+ */
+export const IMPORT_CHUNK_MS = 40;
+/** At most this many turns per chunk, however fast they are written. */
 export const IMPORT_CHUNK_TURNS = 5_000;
 
 export type ImportedSessionInfo = ImportReport['sessions'][number];
@@ -143,6 +152,7 @@ function isUnknownFormat(e: unknown): boolean {
 function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptions): ImportReport {
   const tokenizer = opts.tokenizer ?? DEFAULT_TOKENIZER;
   const chunkTurns = opts.chunkTurns ?? IMPORT_CHUNK_TURNS;
+  const chunkMs = opts.chunkMs ?? IMPORT_CHUNK_MS;
   const reported: Reported[] = [];
   let files = 0;
   let turns = 0;
@@ -152,18 +162,28 @@ function writePlanned(db: DB, planned: readonly PlannedFile[], opts: ImportOptio
   const hidden: number[] = [];
   try {
     return chunkedWriteTransaction(db, (commit) => {
-      const writer = new SessionWriter(db, tokenizer, new Date().toISOString(), (written) => {
-        turns = written;
-        progress();
-        // Inside a caller's transaction (commit null) the import is one savepoint of it.
-        if (commit === null || turns - committedTurns < chunkTurns) return;
-        // Every session begun so far is hidden before its first rows commit.
-        const fresh = writer.sessionIds.slice(hidden.length);
-        hideImportingSessions(db, fresh);
-        hidden.push(...fresh);
-        commit();
-        committedTurns = turns;
-      });
+      /** When the open chunk began (took the lock). */
+      let chunkStarted = performance.now();
+      const writer = new SessionWriter(
+        db,
+        tokenizer,
+        new Date().toISOString(),
+        (written) => {
+          turns = written;
+          progress();
+        },
+        (written) => {
+          // Inside a caller's transaction (commit null) the import is one savepoint of it.
+          if (commit === null || (written - committedTurns < chunkTurns && performance.now() - chunkStarted < chunkMs)) return;
+          // Every session begun so far is hidden before its first rows commit.
+          const fresh = writer.sessionIds.slice(hidden.length);
+          hideImportingSessions(db, fresh);
+          hidden.push(...fresh);
+          commit();
+          committedTurns = written;
+          chunkStarted = performance.now();
+        },
+      );
       for (const { file, children } of planned) {
         files++;
         progress();

@@ -2,7 +2,7 @@
  * Writes importer output into the store: one session row, its turns (blocks JSON,
  * plain text, char and token counts), tool cycles, external compactions and the model
  * calls the source reported usage for (one per assistant turn that carries it). Called
- * inside the import's transaction (committed in chunks of IMPORT_CHUNK_TURNS, import.ts); the statements (electron/store/session-writes.ts)
+ * inside the import's transaction (committed in chunks of IMPORT_CHUNK_MS, import.ts); the statements (electron/store/session-writes.ts)
  * are prepared once per import.
  *
  * Performance: each turn's blocks are serialised once and each block's text is
@@ -35,12 +35,14 @@ export class SessionWriter {
   /**
    * `onTurns` is told the turns written so far every PROGRESS_EVERY_TURNS turns; it may
    * throw to stop the import (a cancel), which rolls the import's transaction back.
+   * `afterTurn` runs after every turn (where a chunked import may commit, import.ts).
    */
   constructor(
     db: DB,
     private readonly tokenizer: TokenizerName,
     private readonly createdAt: string,
     private readonly onTurns?: (turnsWritten: number) => void,
+    private readonly afterTurn?: (turnsWritten: number) => void,
   ) {
     this.rows = prepareSessionWrites(db);
   }
@@ -85,6 +87,7 @@ export class SessionWriter {
       }
       position++;
       if (++this.turnsWritten % PROGRESS_EVERY_TURNS === 0) this.onTurns?.(this.turnsWritten);
+      this.afterTurn?.(this.turnsWritten);
     }
     for (const c of session.externalCompactions) {
       this.rows.insertExternalCompaction({

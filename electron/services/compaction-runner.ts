@@ -7,7 +7,7 @@
 import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
 import { Worker } from 'node:worker_threads';
 import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
-import { writeTransaction, type DB } from '../store/db.js';
+import { writeTransaction, writeWaitSignal, type DB } from '../store/db.js';
 import { addRunEvent, finishRun, getRunStatus } from '../store/variants.js';
 import type { FromWorker, PassJob, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
 
@@ -23,7 +23,8 @@ export interface WorkerScript {
 
 /** Starts the worker (pass-worker.ts) on one job: the one way the app starts a worker (passes here, tasks in task-runner.ts). */
 export function startWorker(script: WorkerScript, workerData: WorkerData): Worker {
-  return new Worker(script.file, { workerData, eval: script.eval, execArgv: script.execArgv });
+  // The worker's writers and chunked writes share this thread's count of waiting writers (db.ts yieldWriteLock).
+  return new Worker(script.file, { workerData: { ...workerData, writeWaitSignal: writeWaitSignal() } satisfies WorkerData, eval: script.eval, execArgv: script.execArgv });
 }
 
 /** A worker's error rebuilt with its name and code, so dispatch maps it like a main-thread error. */

@@ -39,6 +39,8 @@ export type TaskJob = { kind: 'import'; source: ImportSource; format?: string; t
 export interface WorkerData {
   dbPath: string;
   nativeBinding?: string;
+  /** The parent's count of writers waiting for the lock (electron/store/db.ts `writeWaitSignal`), set by startWorker. */
+  writeWaitSignal?: SharedArrayBuffer;
   /**
    * A pass (cancelled by a 'cancel' message: its code awaits), or a task (cancelled through
    * `cancelFlag`, an Int32Array over shared memory set to 1: an import runs synchronously

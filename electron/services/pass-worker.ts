@@ -6,14 +6,15 @@
  * Bundled to dist/electron/pass-worker.cjs; tests run the .ts through tsx.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../store/db.js';
+import { openDatabase, useWriteWaitSignal } from '../store/db.js';
 import type { FromTaskWorker, FromWorker, PassJob, TaskJob, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
 import { runPassJob } from './pass-job.js';
 import { runTaskJob } from './task-job.js';
 
 if (!parentPort) throw new Error('pass-worker.ts must run as a worker thread');
 const port = parentPort;
-const { dbPath, nativeBinding, work } = workerData as WorkerData;
+const { dbPath, nativeBinding, work, writeWaitSignal } = workerData as WorkerData;
+if (writeWaitSignal) useWriteWaitSignal(writeWaitSignal);
 
 function workerError(err: unknown): WorkerError {
   const e = err instanceof Error ? err : new Error(String(err));

@@ -55,6 +55,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (opts.onWriteWait) writeWaitListeners.set(db, opts.onWriteWait);
+  if (!opts.readonly) writesOutsideTransactionsWait(db);
   if (!opts.readonly) {
     migrate(db, opts.toVersion ?? LATEST_VERSION);
     // Any process that opens the database closes the runs of processes that are gone.
@@ -70,38 +71,138 @@ function isBusy(e: unknown): boolean {
 /**
  * Every transaction that writes goes through here: it begins IMMEDIATE (it takes the write
  * lock up front, so it never fails half-way with SQLITE_BUSY_SNAPSHOT as a deferred
- * transaction that upgrades to a write does when another process wrote meanwhile). When
- * another process holds the lock for more than a moment, the wait is said (openDatabase's
- * `onWriteWait`: the CLI prints it on stderr, the app tells the window) and lasts up to
- * WRITE_WAIT_MS instead of failing. A nested call is a savepoint of the outer transaction.
+ * transaction that upgrades to a write does when another process wrote meanwhile), waiting
+ * for the lock under `beginImmediate`'s rule: retried every millisecond, so it gets in
+ * within a moment of another connection's commit; when another process holds the lock for
+ * more than a moment, the wait is said (openDatabase's `onWriteWait`: the CLI prints it on
+ * stderr, the app tells the window) and lasts up to WRITE_WAIT_MS instead of failing. A
+ * nested call is a savepoint of the outer transaction.
  */
 export function writeTransaction<T>(db: DB, fn: () => T): T {
-  const tx = db.transaction(fn);
-  if (db.inTransaction) return tx();
-  return withWriteWait(db, () => tx.immediate());
-}
-
-/** Runs `begin` (which takes the write lock) under writeTransaction's waiting rule: quiet first, then said and long. */
-function withWriteWait<T>(db: DB, begin: () => T): T {
-  db.pragma(`busy_timeout = ${QUIET_WAIT_MS}`);
+  if (db.inTransaction) return db.transaction(fn)();
+  beginImmediate(db);
   try {
-    return begin();
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
   } catch (e) {
-    if (!isBusy(e)) throw e;
-  } finally {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw e;
   }
-  writeWaitListeners.get(db)?.(`waiting for another process that is writing to ${db.name} (up to ${WRITE_WAIT_MS / 1000} s)…`);
-  db.pragma(`busy_timeout = ${WRITE_WAIT_MS}`);
+}
+
+/**
+ * A statement that writes, run outside any transaction (a bare `UPDATE variants SET name`),
+ * is its own writeTransaction: it waits for the lock by `beginImmediate`'s rule (retried every
+ * millisecond, said after a moment) instead of SQLite's busy handler, whose sleeps grow to
+ * 100 ms and so miss the few milliseconds between two chunks of another connection's import.
+ * Statements that only read, PRAGMAs and statements inside a transaction run as they are.
+ */
+function writesOutsideTransactionsWait(db: DB): void {
+  const prepare = db.prepare.bind(db) as (...args: unknown[]) => Database.Statement;
+  (db as { prepare: (...args: unknown[]) => Database.Statement }).prepare = (...args: unknown[]) => {
+    const stmt = prepare(...args);
+    if (stmt.readonly || /^\s*PRAGMA\b/i.test(stmt.source)) return stmt;
+    for (const method of ['run', 'get', 'all'] as const) {
+      const call = stmt[method] as (...a: unknown[]) => unknown;
+      (stmt as unknown as Record<string, unknown>)[method] = function (this: unknown, ...a: unknown[]) {
+        return db.inTransaction ? call.apply(stmt, a) : writeTransaction(db, () => call.apply(stmt, a));
+      };
+    }
+    return stmt;
+  };
+}
+
+/** How often a writer that waits for the lock tries again. */
+export const WRITE_RETRY_MS = 1;
+
+/**
+ * BEGIN IMMEDIATE, waiting for the write lock another connection holds: tried again every
+ * WRITE_RETRY_MS instead of through SQLite's busy handler, whose sleeps grow to 100 ms and so
+ * oversleep the moment another writer leaves the lock free (a chunked import's pause between
+ * two chunks, a delete's between two batches). Quiet for QUIET_WAIT_MS, then said and up to
+ * WRITE_WAIT_MS; then it fails with SQLite's own SQLITE_BUSY.
+ */
+function beginImmediate(db: DB): void {
+  const started = performance.now();
+  let said = false;
+  let counted = false;
+  db.pragma('busy_timeout = 0');
   try {
-    return begin();
+    for (;;) {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        if (!counted) {
+          counted = true;
+          Atomics.add(waitingWriters(), 0, 1);
+        }
+        const waited = performance.now() - started;
+        if (waited >= WRITE_WAIT_MS) throw e;
+        if (!said && waited >= QUIET_WAIT_MS) {
+          said = true;
+          writeWaitListeners.get(db)?.(`waiting for another process that is writing to ${db.name} (up to ${WRITE_WAIT_MS / 1000} s)…`);
+        }
+      }
+      pause(WRITE_RETRY_MS);
+    }
   } finally {
+    if (counted) {
+      Atomics.sub(waitingWriters(), 0, 1);
+      Atomics.notify(waitingWriters(), 0);
+    }
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }
 
-/** How long a chunked write leaves the lock free between two chunks: a waiting writer's busy handler retries within it. */
-export const CHUNK_PAUSE_MS = 25;
+/**
+ * How many writers of this process (its threads: the window's main thread, the worker of an
+ * import or a delete) wait for the write lock right now: shared memory, so a chunked writer
+ * that leaves the lock free between two chunks (`yieldWriteLock`) can keep it free until
+ * they have it, however late the system wakes them. Another process's writers are not
+ * counted: for them the lock is free CHUNK_PAUSE_MS, a few of their tries.
+ */
+let waiting: Int32Array | null = null;
+function waitingWriters(): Int32Array {
+  return (waiting ??= new Int32Array(new SharedArrayBuffer(4)));
+}
+
+/** The shared count of waiting writers, to hand to a worker thread (`useWriteWaitSignal`). */
+export function writeWaitSignal(): SharedArrayBuffer {
+  return waitingWriters().buffer as SharedArrayBuffer;
+}
+
+/** In a worker thread: count this thread's waiting writers with the parent's (writeWaitSignal). */
+export function useWriteWaitSignal(signal: SharedArrayBuffer): void {
+  waiting = new Int32Array(signal);
+}
+
+/** At most this long a chunked writer keeps the lock free for waiting writers of its process. */
+export const MAX_YIELD_MS = 200;
+
+/**
+ * Between two chunks (an import) or two batches (a delete), outside any transaction: leaves
+ * the lock free for `pauseMs`, and on until no writer of this process waits for it any more
+ * (they have it: the next BEGIN waits for their commit), at most MAX_YIELD_MS.
+ */
+export function yieldWriteLock(pauseMs: number = CHUNK_PAUSE_MS): void {
+  pause(pauseMs);
+  const w = waitingWriters();
+  const until = performance.now() + MAX_YIELD_MS;
+  for (let n = Atomics.load(w, 0); n > 0; n = Atomics.load(w, 0)) {
+    const left = until - performance.now();
+    if (left <= 0) return;
+    Atomics.wait(w, 0, n, left);
+  }
+}
+
+/**
+ * How long a chunked write leaves the lock free between two chunks, and a delete between two
+ * batches: a few of a waiting writer's WRITE_RETRY_MS tries (beginImmediate) fall within it.
+ */
+export const CHUNK_PAUSE_MS = 4;
 
 /** Sleeps without returning to the event loop (the import's worker has nothing else to do meanwhile). */
 function pause(ms: number): void {
@@ -110,7 +211,8 @@ function pause(ms: number): void {
 
 /**
  * A write transaction that `fn` may commit part-way: `commit()` commits what was written so
- * far, leaves the lock free for `pauseMs` (so a writer waiting in another connection gets it)
+ * far, leaves the lock free for `pauseMs` and for as long as a writer of this process waits
+ * (`yieldWriteLock`: so a writer waiting in another connection gets it)
  * and begins again, IMMEDIATE, under writeTransaction's waiting rule. A throw rolls back only
  * what was written since the last `commit()`: the caller must make earlier chunks invisible
  * until it is done and undo them on failure (the import does both with a hidden mark,
@@ -120,13 +222,12 @@ function pause(ms: number): void {
  */
 export function chunkedWriteTransaction<T>(db: DB, fn: (commit: (() => void) | null) => T, pauseMs: number = CHUNK_PAUSE_MS): T {
   if (db.inTransaction) return writeTransaction(db, () => fn(null));
-  const begin = () => withWriteWait(db, () => db.exec('BEGIN IMMEDIATE'));
-  begin();
+  beginImmediate(db);
   try {
     const result = fn(() => {
       db.exec('COMMIT');
-      pause(pauseMs);
-      begin();
+      yieldWriteLock(pauseMs);
+      beginImmediate(db);
     });
     db.exec('COMMIT');
     return result;

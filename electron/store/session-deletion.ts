@@ -14,11 +14,19 @@
  * A delete interrupted between batches (the app quit, the process was killed) is still
  * marked: `pendingDeletions` lists it and whoever opens the store next finishes it.
  */
-import { writeTransaction, type DB } from './db.js';
+import { writeTransaction, yieldWriteLock, type DB } from './db.js';
 import { currentOwner, ownerAlive } from './run-owner.js';
 
-/** Rows per batch: about 10–40 ms of work on this machine, turns with FTS being the slowest. */
-export const DELETE_BATCH_ROWS = 2_000;
+/** Rows per batch at most: 1,000 turns with their FTS rows take 20–50 ms on this machine (FTS merges vary), so batches are also bounded in time. */
+export const DELETE_BATCH_ROWS = 1_000;
+/**
+ * The time a batch may hold the write lock: `finishDeletions` sizes each batch from how long
+ * the one before took per row, so another connection's write waits at most about this long
+ * (plus the pause between two batches, `yieldWriteLock` in db.ts).
+ */
+export const DELETE_BATCH_MS = 20;
+/** The smallest batch, however slow the rows are. */
+const MIN_BATCH_ROWS = 50;
 
 /**
  * Marks a session and its descendants for deletion. Returns their ids in the order they
@@ -127,14 +135,25 @@ export function deleteSessionBatch(db: DB, id: number, limit: number = DELETE_BA
 }
 
 /**
- * Deletes marked sessions batch by batch. `between` runs after every batch (progress; it
- * may throw to stop: the rest stays marked and is finished by the next caller).
+ * Deletes marked sessions batch by batch: each of at most `limit` rows, sized to hold the lock
+ * about DELETE_BATCH_MS (from the rate of the batch before), with the lock left free between
+ * two batches (`yieldWriteLock`) so a waiting writer of another connection gets it.
+ * `between` runs after every batch (progress; it may throw to stop: the rest stays marked and
+ * is finished by the next caller).
  */
 export function finishDeletions(db: DB, ids: readonly number[], between: (rowsSoFar: number) => void = () => undefined, limit = DELETE_BATCH_ROWS): number {
   let rows = 0;
+  let size = Math.min(limit, 500);
+  let first = true;
   for (const id of ids) {
     for (;;) {
-      const batch = deleteSessionBatch(db, id, limit);
+      if (!first) yieldWriteLock();
+      first = false;
+      const started = performance.now();
+      const batch = deleteSessionBatch(db, id, size);
+      const ms = performance.now() - started;
+      // A full batch tells the rate; a short one (the session's last) does not.
+      if (batch.rows >= size) size = Math.min(limit, Math.max(MIN_BATCH_ROWS, Math.round((size * DELETE_BATCH_MS) / Math.max(ms, 1))));
       rows += batch.rows;
       between(rows);
       if (batch.finished) break;

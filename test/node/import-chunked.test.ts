@@ -13,10 +13,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeTranscript } from '../../bench/import.js';
-import { importFiles } from '../../electron/importers/import.js';
+import { IMPORT_CHUNK_MS, importFiles } from '../../electron/importers/import.js';
 import { memorySecretStore } from '../../electron/services/secrets.js';
 import { createStudioService } from '../../electron/services/studio-service.js';
-import { openDatabase, type DB } from '../../electron/store/db.js';
+import { openDatabase, writeTransaction, type DB } from '../../electron/store/db.js';
+import { readSetting, writeSetting } from '../../electron/store/settings.js';
 import { listSessions } from '../../electron/store/sessions.js';
 import { searchTurns } from '../../electron/store/turns.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
@@ -53,7 +54,7 @@ describe('a long import committed in chunks', () => {
       const generated = path.join(one.dir, 'generated.jsonl');
       writeTranscript(generated, 1_700, 9);
       const paths = [generated, CC];
-      const reference = importFiles(one.db, paths, { chunkTurns: Number.POSITIVE_INFINITY });
+      const reference = importFiles(one.db, paths, { chunkTurns: Number.POSITIVE_INFINITY, chunkMs: Number.POSITIVE_INFINITY });
       const total = reference.sessions.reduce((n, s) => n + s.turns, 0);
       // 1,700 + the folder's 734 turns (every fixture session and subagent).
       expect(total).toBe(2434);
@@ -62,7 +63,9 @@ describe('a long import committed in chunks', () => {
       const seen: Array<{ turns: number; committedTurns: number; listed: number; marks: number; found: number }> = [];
       try {
         const report = importFiles(chunked.db, paths, {
+          // Chunks counted in turns here (not IMPORT_CHUNK_MS of lock time), so where they end is exact.
           chunkTurns: 1000,
+          chunkMs: Number.POSITIVE_INFINITY,
           onProgress: ({ turns }) => {
             // Told at every file's start too (with the last count): once per thousand is enough.
             if (turns === 0 || seen.some((x) => x.turns === turns)) return;
@@ -112,6 +115,7 @@ describe('a long import committed in chunks', () => {
         expect(() =>
           importFiles(t.db, [file], {
             chunkTurns: 1000,
+            chunkMs: Number.POSITIVE_INFINITY,
             onProgress: ({ turns }) => {
               if (turns < 3000) return;
               committedAtCancel = count(reader, 'SELECT COUNT(*) FROM turns') - (before.turns as unknown[]).length;
@@ -148,7 +152,7 @@ describe('a long import committed in chunks', () => {
           `import { importFiles } from ${JSON.stringify(path.join(ROOT, 'electron/importers/import.ts'))};`,
           `import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'electron/store/db.ts'))};`,
           `const db = openDatabase(${JSON.stringify(tmp.dbPath)});`,
-          `importFiles(db, [${JSON.stringify(file)}], { chunkTurns: 1000, onProgress: ({ turns }) => { if (turns === 4000) process.kill(process.pid, 'SIGKILL'); } });`,
+          `importFiles(db, [${JSON.stringify(file)}], { chunkTurns: 1000, chunkMs: Infinity, onProgress: ({ turns }) => { if (turns === 4000) process.kill(process.pid, 'SIGKILL'); } });`,
         ].join('\n'),
       );
       const child = spawn(process.execPath, ['--import', TSX, script], { stdio: 'ignore' });
@@ -172,6 +176,60 @@ describe('a long import committed in chunks', () => {
         await service.close();
       }
     } finally {
+      tmp.cleanup();
+    }
+  }, 120_000);
+
+  it('lets the writes of another process in between its chunks (IMPORT_CHUNK_MS of lock time each), long before it ends', async () => {
+    const tmp = tempDir('cs-chunk-two-');
+    const db = openDatabase(tmp.dbPath);
+    try {
+      const file = path.join(tmp.dir, 'long.jsonl');
+      // 30,000 turns: seconds of import at this machine's ~10,000 turns/s, so hundreds of chunks of IMPORT_CHUNK_MS.
+      writeTranscript(file, 30_000, 13);
+      expect(IMPORT_CHUNK_MS).toBeLessThan(100);
+      // A second real process imports it with the app's own chunking (no chunk option).
+      const script = path.join(tmp.dir, 'import-long.ts');
+      fs.writeFileSync(
+        script,
+        [
+          `import { importFiles } from ${JSON.stringify(path.join(ROOT, 'electron/importers/import.ts'))};`,
+          `import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'electron/store/db.ts'))};`,
+          `const report = importFiles(openDatabase(${JSON.stringify(tmp.dbPath)}), [${JSON.stringify(file)}]);`,
+          `process.stdout.write(JSON.stringify(report.sessions.map((s) => s.turns)));`,
+        ].join('\n'),
+      );
+      const child = spawn(process.execPath, ['--import', TSX, script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      let exited = false;
+      const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => ((exited = true), resolve(code))));
+      const marks = () => count(db, 'SELECT COUNT(*) FROM session_deletions');
+      // Its first chunk is committed once its session is marked (hidden until the import's last step).
+      while (marks() === 0) {
+        expect(exited).toBe(false);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Writes of this process, each needing the write lock the other holds while it writes a
+      // chunk: a bare statement (its own IMMEDIATE transaction) and a writeTransaction. Each
+      // returns while the import is still under way: its session is still marked, it has not exited.
+      const during: Array<{ marks: number; exited: boolean }> = [];
+      for (let i = 0; i < 5; i++) {
+        writeSetting(db, 'probe-bare', i);
+        writeTransaction(db, () => writeSetting(db, 'probe-transaction', i));
+        during.push({ marks: marks(), exited });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(during).toEqual(Array(5).fill({ marks: 1, exited: false }));
+      expect(await exit).toBe(0);
+      // The import is whole: 30,000 turns, visible, its mark gone; both writes are there.
+      expect(JSON.parse(stdout)).toEqual([30_000]);
+      expect(count(db, 'SELECT COUNT(*) FROM turns')).toBe(30_000);
+      expect(listSessions(db).map((s) => s.turns)).toEqual([30_000]);
+      expect(marks()).toBe(0);
+      expect([readSetting(db, 'probe-bare'), readSetting(db, 'probe-transaction')]).toEqual([4, 4]);
+    } finally {
+      db.close();
       tmp.cleanup();
     }
   }, 120_000);

@@ -211,7 +211,7 @@ describe('imports and deletes through the service', () => {
     // Row for row what one transaction writes (the same file in a fresh store, one chunk: ids and session ids renumbered).
     const one = tempDb('cs-one-transaction-');
     try {
-      const oneId = importFiles(one.db, [midFile], { chunkTurns: Number.POSITIVE_INFINITY }).sessions[0].id;
+      const oneId = importFiles(one.db, [midFile], { chunkTurns: Number.POSITIVE_INFINITY, chunkMs: Number.POSITIVE_INFINITY }).sessions[0].id;
       expect(count(one.db, 'SELECT COUNT(*) FROM turns')).toBe(100_000);
       expect(sessionTurnsDump(service.db, midId)).toBe(sessionTurnsDump(one.db, oneId));
       expect(turnsDump(one.db)).toBe(sessionTurnsDump(one.db, oneId, false));
