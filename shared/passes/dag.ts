@@ -17,13 +17,16 @@ import { planDag, type DagParams } from '../strategies/dag.js';
 import { summaryToItem, turnsToItems } from '../summarize/items.js';
 import type { PassFn, TieredSummary } from './context.js';
 import { countTiers, spanTurns } from './common.js';
+import { buildSpanIndex, convCountIn } from '../strategies/spans.js';
+import type { PlanSpan } from '../strategies/types.js';
 
 interface Made {
   summary: TieredSummary;
   depth: number;
   firstPosition: number;
   lastPosition: number;
-  turnIds?: number[];
+  /** A leaf's span: its turn ids are listed only when the store reads them (the projection never does). */
+  span?: PlanSpan;
   childRefs?: string[];
 }
 
@@ -36,6 +39,7 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
     return { status: 'skipped', stats: { reason: `nothing to compact: every evictable turn is summarized and no depth has ${params.condensedMinFanout} summaries (${plan.trigger.reason})` } };
   }
 
+  const ix = buildSpanIndex(ctx.metas);
   const total = plan.spans.length + plan.condense.length;
   let done = 0;
   let tokensOut = 0;
@@ -55,7 +59,7 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
   for (const span of plan.spans) {
     ctx.checkCancelled();
     const summary = await ctx.summarize({ purpose: 'leaf', items: turnsToItems(spanTurns(ctx, span)), priorSummary: priorText, targetTokens: span.targetTokens });
-    made.set(span.id, { summary, depth: 0, firstPosition: span.firstPosition, lastPosition: span.lastPosition, turnIds: span.turnIds });
+    made.set(span.id, { summary, depth: 0, firstPosition: span.firstPosition, lastPosition: span.lastPosition, span });
     step(summary);
     priorText = summary.text;
   }
@@ -97,6 +101,7 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
     for (const ref of [...plan.spans.map((s) => s.id), ...plan.condense.map((c) => c.id)]) {
       const m = made.get(ref)!;
       const childIds = m.childRefs?.map(realId);
+      const span = m.span;
       ids.set(
         ref,
         w.insertSummary({
@@ -111,7 +116,10 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
           cacheHit: m.summary.cacheHit,
           firstPosition: m.firstPosition,
           lastPosition: m.lastPosition,
-          turnIds: m.turnIds,
+          // A getter, not a spread: the store lists the ids only if it reads them.
+          get turnIds() {
+            return span?.turnIds;
+          },
           childSummaryIds: childIds,
           facts: m.summary.facts,
         }),
@@ -127,7 +135,8 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
       reason: plan.trigger.compact ? plan.trigger.reason : `forced: ${plan.trigger.reason}`,
       leafSummariesCreated: plan.spans.length,
       condensedSummariesCreated: plan.condense.length,
-      turnsCompacted: plan.spans.reduce((n, s) => n + s.turnIds.length, 0),
+      // Counted from the index (cached per turn array), not by listing each span's ids.
+      turnsCompacted: plan.spans.reduce((n, s) => n + convCountIn(ix, s.firstPosition, s.lastPosition + 1), 0),
       tiersUsed: countTiers(tiers),
       maxDepth: plan.condense.reduce((d, c) => Math.max(d, c.depth), 0),
       plannedTokensAfter: plan.tokensAfter,

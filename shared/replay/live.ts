@@ -16,7 +16,7 @@
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
 import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex, type SpanIndex } from '../strategies/spans.js';
+import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex, spanIndexAt, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -190,10 +190,14 @@ class StepLog {
     if (!this.derived) {
       const out: LiveStep[] = [];
       const prefix: TurnMeta[] = [];
+      const grown = (end: number) => {
+        for (let p = prefix.length; p < end; p++) prefix.push(this.metas[p]);
+        prefixIndex(this.ix, prefix);
+        return prefix;
+      };
       let state = this.initial;
       for (const end of this.positions) {
-        while (prefix.length < end) prefix.push(this.metas[prefix.length]);
-        const st = this.apply(prefix, this.params as never, state, prefixIndex(this.ix, prefix));
+        const st = this.apply(spanIndexAt(this.ix, end), this.params as never, state, () => grown(end));
         if (!st) throw new Error(`a model-free step that fired at turn ${end} does not fire when derived again`);
         out.push(st);
         state = st.state;
@@ -440,11 +444,10 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   // The turns before the call at `end`, with their span index as an O(1) view on the session's.
   // One array grows with the session (calls come in position order): no copy per firing.
   let prefixEnd = -1;
-  let prefixIx: SpanIndex | null = null;
   const prefixAt = (end: number): TurnMeta[] => {
     if (prefixEnd !== end) {
       for (let p = grownPrefix.length; p < end; p++) grownPrefix.push(metas[p]);
-      prefixIx = prefixIndex(ix, grownPrefix);
+      prefixIndex(ix, grownPrefix);
       prefixEnd = end;
     }
     return grownPrefix;
@@ -469,8 +472,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
   const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
     const before = store.state();
-    const prefix = prefixAt(end);
-    const st = apply(prefix, prepared.params, before, prefixIx!);
+    const st = apply(spanIndexAt(ix, end), prepared.params, before, () => prefixAt(end));
     cyclesAtFire = resultsPrefix[end];
     quietUntil = 0;
     if (!st) return Infinity;

@@ -29,6 +29,42 @@ const existingOf = (r: MemorySummary): ExistingSummary => ({
   childIds: r.childIds,
 });
 
+/**
+ * A stored row: the summary's fields written out (no spread), its turn ids listed when first
+ * read — a pass hands a span's ids lazily (makeSpan), and the projected timeline never reads
+ * them (~100,000 ids per projection of a long session otherwise).
+ */
+function memoryRow(s: NewSummary, id: number, callIndex: number): MemorySummary {
+  let ids: number[] | null = null;
+  const row: MemorySummary = {
+    kind: s.kind,
+    depth: s.depth,
+    text: s.text,
+    tokenCount: s.tokenCount,
+    tier: s.tier,
+    model: s.model,
+    promptVersion: s.promptVersion,
+    cacheKey: s.cacheKey,
+    cacheHit: s.cacheHit,
+    firstPosition: s.firstPosition,
+    lastPosition: s.lastPosition,
+    get turnIds(): number[] {
+      return (ids ??= s.turnIds ?? []);
+    },
+    set turnIds(v: number[]) {
+      ids = v;
+    },
+    childSummaryIds: s.childSummaryIds,
+    facts: s.facts,
+    id,
+    compacted: false,
+    callIndex,
+    childIds: s.childSummaryIds ?? [],
+  };
+  return row;
+}
+
+
 export class MemoryVariantStore implements VariantStore {
   private readonly rows: MemorySummary[] = [];
   private readonly byId = new Map<number, MemorySummary>();
@@ -95,7 +131,7 @@ export class MemoryVariantStore implements VariantStore {
       state: () => stagedState ?? this.current,
       insertSummary: (s) => {
         const id = nextId++;
-        staged.push({ ...s, turnIds: s.turnIds ?? [], id, compacted: false, callIndex: this.callIndex, childIds: s.childSummaryIds ?? [] });
+        staged.push(memoryRow(s, id, this.callIndex));
         view = null;
         return id;
       },

@@ -142,8 +142,8 @@ export const forgettingStrategy: StrategyRules<ForgettingParams> = {
   live: {
     mayFire: (m, p) => m.viewTurns > p.maxSize,
     // The forgetting pass (shared/passes/forgetting.ts: this planner + runDropPass) without the machinery.
-    step: (turns, params, state, ix) => {
-      const plan = planForgetting({ turns, summaries: [], state, params });
+    step: (ix, params, state, turns) => {
+      const plan = planForgetting({ turns: turns(), summaries: [], state, params });
       const span = plan.spans[0];
       if (!plan.trigger.compact || !span) return null;
       const droppedRanges = droppedRangesAfter(plan, state.droppedRanges ?? []);

@@ -57,7 +57,7 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
  * O(maskWindow) on the span index's cycle arrays (built once per session; a live
  * replay's prefixes share them).
  */
-export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number, ix: SpanIndex = buildSpanIndex(turns)): number | null {
+export function maskBoundaryOf(turns: readonly TurnMeta[] | null, maskWindow: number, ix: SpanIndex = buildSpanIndex(turns!)): number | null {
   const c = ix.cycles;
   const end = ix.count;
   // A call counts once one of its results is among the turns.
@@ -72,7 +72,7 @@ export function maskBoundaryOf(turns: readonly TurnMeta[], maskWindow: number, i
 }
 
 /** The masked result turns for a boundary: counts and sizes from prefix sums, the late results scanned. */
-function maskedResults(turns: readonly TurnMeta[], ix: SpanIndex, boundary: number): { count: number; tokens: number; chars: number; first: number; last: number } {
+function maskedResults(ix: SpanIndex, boundary: number): { count: number; tokens: number; chars: number; first: number; last: number } {
   const c = ix.cycles;
   // Every result before the boundary answers a call before it.
   let count = c.resultCountPrefix[boundary];
@@ -84,10 +84,9 @@ function maskedResults(turns: readonly TurnMeta[], ix: SpanIndex, boundary: numb
   const answersFrom = c.answersFrom;
   for (let r = boundary, end = ix.count; r < end; r++) {
     if (answersFrom[r] < boundary) {
-      const t = turns[r];
       count++;
-      tokens += t.tokenCount;
-      chars += t.charCount;
+      tokens += ix.tokenPrefix[r + 1] - ix.tokenPrefix[r];
+      chars += ix.charPrefix[r + 1] - ix.charPrefix[r];
       if (first < 0) first = r;
       last = r;
     }
@@ -102,7 +101,7 @@ export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams
   const ix = buildSpanIndex(turns);
   const tokensBefore = ix.totalTokens;
   const boundary = maskBoundaryOf(turns, params.maskWindow);
-  const m = boundary !== null ? maskedResults(turns, ix, boundary) : { count: 0, tokens: 0, chars: 0, first: -1, last: -1 };
+  const m = boundary !== null ? maskedResults(ix, boundary) : { count: 0, tokens: 0, chars: 0, first: -1, last: -1 };
   // One span: the masked result turns (a subset of [first, last], like spans that skip system turns).
   // Their ids are listed only when read (a live replay plans masking before every tool cycle).
   let ids: number[] | null = null;
@@ -192,10 +191,10 @@ export const maskingStrategy: StrategyRules<MaskingParams> = {
     mayFire: (m) => m.newToolCycles > 0,
     visible: (input) => (input.state.maskBoundary === undefined ? planMasking(input).tokensBefore : planMasking(input).tokensAfter),
     // The masking pass (shared/passes/masking.ts) without the machinery: same boundary, counts and stats.
-    step: (turns, params, state, ix) => {
-      const boundary = maskBoundaryOf(turns, params.maskWindow, ix);
+    step: (ix, params, state) => {
+      const boundary = maskBoundaryOf(null, params.maskWindow, ix);
       if (boundary === null) return null;
-      const m = maskedResults(turns, ix, boundary);
+      const m = maskedResults(ix, boundary);
       if (m.count === 0) return null;
       const target = m.count * MASK_PLACEHOLDER_TOKENS;
       const tokensAfter = ix.totalTokens - m.tokens + Math.min(m.tokens, target);

@@ -179,9 +179,39 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
     lastGrown = { prefix, full, view: known.view };
     return moveView(known.view, n);
   }
+  const view = viewOf(full, n);
+  views.set(prefix, { full, view });
+  built.set(prefix, view);
+  lastGrown = { prefix, full, view };
+  return view;
+}
+
+/**
+ * The index of the session's first `n` turns with no array behind it (a model-free live step
+ * reads only the index): one view per session index, moved to `n` by each call — valid until
+ * the next call, never to keep.
+ */
+export function spanIndexAt(full: SpanIndex, n: number): SpanIndex {
+  if (n > full.count) throw new Error(`spanIndexAt: ${n} turns is longer than the ${full.count}-turn session`);
+  let view = bare.get(full);
+  if (!view) bare.set(full, (view = viewOf(full, n)));
+  return moveView(view, n);
+}
+
+const bare = new WeakMap<SpanIndex, Mutable<SpanIndex>>();
+
+function moveView(view: Mutable<SpanIndex>, n: number): SpanIndex {
+  view.count = n;
+  view.totalTokens = view.tokenPrefix[n];
+  view.totalChars = view.charPrefix[n];
+  return view;
+}
+
+/** A view of the first n turns of `full`'s session on its arrays. */
+function viewOf(full: SpanIndex, n: number): Mutable<SpanIndex> {
   // Plain data properties, the session's lazy arrays built now (once per session): a live
   // replay reads them before every call, and a getter chain per read cost more than the read.
-  const view: Mutable<SpanIndex> = {
+  return {
     count: n,
     totalTokens: full.tokenPrefix[n],
     totalChars: full.charPrefix[n],
@@ -195,17 +225,6 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
     cycles: full.cycles,
     convPositions: full.convPositions,
   };
-  views.set(prefix, { full, view });
-  built.set(prefix, view);
-  lastGrown = { prefix, full, view };
-  return view;
-}
-
-function moveView(view: Mutable<SpanIndex>, n: number): SpanIndex {
-  view.count = n;
-  view.totalTokens = view.tokenPrefix[n];
-  view.totalChars = view.charPrefix[n];
-  return view;
 }
 
 let lastGrown: { prefix: readonly TurnMeta[]; full: SpanIndex; view: Mutable<SpanIndex> } | null = null;

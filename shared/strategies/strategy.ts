@@ -71,12 +71,15 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
     visible?(input: PlanInput<P>): number;
     /**
      * Model-free strategies (window, masking, forgetting) fire at almost every call: their
-     * pass as a synchronous step on the turns before the call (a prefix with its span index
-     * registered; `ix` is its index, what buildSpanIndex(turns) returns), or null where the pass would skip. The live loop uses it instead of the
-     * pass (no context, commit or promise per call) unless a pre-stage is on; it must give
-     * exactly the pass's state, reason and stats (test/node/replay-fast.test.ts checks it).
+     * pass as a synchronous step on the turns before the call, or null where the pass would
+     * skip. `ix` is the index of those turns (a prefix view of the session's, O(1)); `turns()`
+     * lists them (an array the loop grows to the call — call it only if the index is not
+     * enough: growing it costs more than a window's whole step). The live loop uses it
+     * instead of the pass (no context, commit or promise per call) unless a pre-stage is on;
+     * it must give exactly the pass's state, reason and stats (test/node/replay-fast.test.ts
+     * checks it).
      */
-    step?(turns: readonly TurnMeta[], params: P, state: VariantState, ix: SpanIndex): LiveStep | null;
+    step?(ix: SpanIndex, params: P, state: VariantState, turns: () => readonly TurnMeta[]): LiveStep | null;
     /**
      * The pass's reason and stats for a step (required with `step`), read after the loop:
      * `session` is every turn of the session, `position` the end of the prefix the step saw.

@@ -133,17 +133,19 @@ export const windowStrategy: StrategyRules<WindowParams> = {
       return ix.totalTokens - convTokensInRanges(ix, input.state.droppedRanges ?? []);
     },
     // The window pass (shared/passes/window.ts: planWindow + runDropPass) without the machinery.
-    step: (turns, params, state, ix) => {
+    step: (ix, params, state) => {
       const cuts = windowCuts(ix, params);
       if (!cuts || cuts.headEnd >= cuts.tailStart) return null;
       const { headEnd, tailStart } = cuts;
       const dropped = convCountIn(ix, headEnd, tailStart);
       if (dropped === 0) return null;
-      // The span's first and last conversation turns (system turns at the edges stay).
+      // The span's first and last conversation turns (system turns at the edges stay), read
+      // from the index (a conversation turn raises the count) rather than from the turns.
+      const conv = ix.convCountPrefix;
       let first = headEnd;
-      while (turns[first].role === 'system') first++;
+      while (conv[first + 1] === conv[first]) first++;
       let last = tailStart - 1;
-      while (turns[last].role === 'system') last--;
+      while (conv[last + 1] === conv[last]) last--;
       const droppedRanges: Array<[number, number]> = [[first, last]];
       return { state: isOnlyField(state, 'droppedRanges') ? { droppedRanges } : { ...state, droppedRanges }, visibleTokens: ix.totalTokens - convTokensIn(ix, headEnd, tailStart) };
     },
