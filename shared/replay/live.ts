@@ -469,10 +469,15 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     return tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state());
   };
 
+  // The turns before the step's call, listed only if the step asks (one function, not one closure per call).
+  let stepEnd = 0;
+  const stepTurns = () => prefixAt(stepEnd);
+
   /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
   const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
     const before = store.state();
-    const st = apply(spanIndexAt(ix, end), prepared.params, before, () => prefixAt(end));
+    stepEnd = end;
+    const st = apply(spanIndexAt(ix, end), prepared.params, before, stepTurns);
     cyclesAtFire = resultsPrefix[end];
     quietUntil = 0;
     if (!st) return Infinity;

@@ -65,10 +65,11 @@ function keptLabel(end: 'first' | 'last', kept: number, asked: number): string {
 export function windowCuts(ix: SpanIndex, params: WindowParams): { headEnd: number; tailStart: number; convTotal: number } | null {
   const convTotal = ix.convCountPrefix[ix.count];
   if (convTotal <= params.keepFirst + params.maxTurns) return null;
-  const headEnd = safeCutAtOrAfter(ix, positionOfConvTurn(ix, params.keepFirst));
-  const tailStart = safeCutAtOrBefore(ix, positionOfConvTurn(ix, convTotal - params.maxTurns));
-  return { headEnd, tailStart, convTotal };
+  return { headEnd: headEndOf(ix, params), tailStart: tailStartOf(ix, params, convTotal), convTotal };
 }
+
+const headEndOf = (ix: SpanIndex, params: WindowParams) => safeCutAtOrAfter(ix, positionOfConvTurn(ix, params.keepFirst));
+const tailStartOf = (ix: SpanIndex, params: WindowParams, convTotal: number) => safeCutAtOrBefore(ix, positionOfConvTurn(ix, convTotal - params.maxTurns));
 
 const dropReason = (dropped: number, convTotal: number, head: number, tail: number) => `drop ${dropped} of ${convTotal} turns between the first ${head} and the last ${tail}`;
 
@@ -134,9 +135,11 @@ export const windowStrategy: StrategyRules<WindowParams> = {
     },
     // The window pass (shared/passes/window.ts: planWindow + runDropPass) without the machinery.
     step: (ix, params, state) => {
-      const cuts = windowCuts(ix, params);
-      if (!cuts || cuts.headEnd >= cuts.tailStart) return null;
-      const { headEnd, tailStart } = cuts;
+      // windowCuts' rule without its result object (a window steps before every call).
+      if (ix.convCountPrefix[ix.count] <= params.keepFirst + params.maxTurns) return null;
+      const headEnd = headEndOf(ix, params);
+      const tailStart = tailStartOf(ix, params, ix.convCountPrefix[ix.count]);
+      if (headEnd >= tailStart) return null;
       const dropped = convCountIn(ix, headEnd, tailStart);
       if (dropped === 0) return null;
       // The span's first and last conversation turns (system turns at the edges stay), read
