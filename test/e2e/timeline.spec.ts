@@ -6,8 +6,12 @@
  * the overhead fit line, a second replay with another parameter and the first one ticked over
  * it (an extra series, legend entry and totals row), and the layout at 1000×700. Screens in both themes under test-results/screenshots/.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { writeTranscript } from '../../bench/import.js';
+import { MAX_FIRING_CHIPS } from '../../renderer/plan/firing-chips.js';
 import type { OperationResults } from '../../shared/contract.js';
 import { FIXTURES, snap, startStudio, watchPageProblems, type Studio } from './studio.js';
 
@@ -150,4 +154,31 @@ test('timeline: projected, then a real replay; a firing opens the context as of 
   await snap(page, '24-timeline-rolling-note');
 
   expect(problems).toEqual([]);
+});
+
+test('a window over 4,000 generated turns fires at every call: 200 firing chips and a count of the rest, the chart reaches them all', async ({ page }) => {
+  test.setTimeout(120_000);
+  const problems = watchPageProblems(page);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-window-'));
+  const file = path.join(dir, 'generated-4k.jsonl');
+  writeTranscript(file, 4_000);
+  try {
+    await page.goto(studio.url);
+    await page.getByTestId('import-input').setInputFiles(file);
+    await page.getByTestId('session-item').filter({ hasText: '4,000 turns' }).click();
+    await page.getByTestId('strategy-select').selectOption('window');
+    await page.getByTestId('tab-timeline').click();
+    const panel = page.getByTestId('timeline-panel');
+    await expect(panel).toHaveAttribute('data-kind', 'projected');
+    // Derived from the panel's own count of events (the projection's firings): far more than 200.
+    const events = Number(await panel.getAttribute('data-events'));
+    expect(events).toBeGreaterThan(MAX_FIRING_CHIPS);
+    await expect(page.getByTestId('timeline-firing')).toHaveCount(MAX_FIRING_CHIPS);
+    await expect(page.getByTestId('timeline-firings-more')).toContainText(`${(events - MAX_FIRING_CHIPS).toLocaleString('en-US')} more`);
+    await page.getByTestId('timeline-firings-more').scrollIntoViewIfNeeded();
+    await snap(page, '27-timeline-window-many-firings');
+    expect(problems).toEqual([]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
