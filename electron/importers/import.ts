@@ -69,7 +69,7 @@ export interface ImportOptions {
  * IMPORT_CHUNK_TURNS turns): a write of another connection waits at most about this long,
  * plus the pause between two chunks (CHUNK_PAUSE_MS, electron/store/db.ts).
  */
-export const IMPORT_CHUNK_MS = 40;
+export const IMPORT_CHUNK_MS = 25;
 /** At most this many turns per chunk, however fast they are written. */
 export const IMPORT_CHUNK_TURNS = 5_000;
 
