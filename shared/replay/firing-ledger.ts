@@ -63,7 +63,7 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
 /** At most this many ledgers per replay. */
 export const MAX_FIRING_LEDGERS = 64;
 /** The positions of the ledgered firings sum to at most this many times the session's turns. */
-export const FIRING_LEDGER_BUDGET = 4;
+export const FIRING_LEDGER_BUDGET = 2;
 
 /**
  * Which firings of a replay carry a ledger. Each ledger builds the whole context before and
