@@ -112,12 +112,11 @@ for (const ch of '\t\n\v\f\r "\'`(),;<>[]{}|=') ASCII_SEPARATOR[ch.charCodeAt(0)
 
 /**
  * The tokens of `text.split(TOKEN_SPLIT_RE)` that may name a path (at least 4 characters, with
- * a `/` or a `.`), in order, found by one scan of the characters: only those tokens are cut
- * out as strings (tool output is mostly words and numbers, and splitting it whole allocated
- * every one of them).
+ * a `/` or a `.`), in order, found by one scan of the characters and handed over as indices
+ * [start, end): tool output is mostly words and numbers, and splitting it whole allocated
+ * every one of them.
  */
-function pathCandidates(text: string): string[] {
-  const out: string[] = [];
+function scanPathTokens(text: string, visit: (start: number, end: number) => void): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -129,19 +128,19 @@ function pathCandidates(text: string): string[] {
       if (c === 47 || c === 46) pathChar = true;
       else if (isTokenSeparator(c)) break;
     }
-    if (pathChar && i - start >= 4) out.push(text.slice(start, i));
+    if (pathChar && i - start >= 4) visit(start, i);
   }
-  return out;
 }
 
 /** Every path in a text, in order (URLs removed first; duplicates kept: the caller counts mentions). */
 export function pathsIn(text: string): string[] {
   const out: string[] = [];
   // A URL holds "://"; most texts have none and skip the replace.
-  for (const token of pathCandidates(text.includes('://') ? text.replace(URL_RE, ' ') : text)) {
-    const p = pathOf(token);
+  const scanned = text.includes('://') ? text.replace(URL_RE, ' ') : text;
+  scanPathTokens(scanned, (start, end) => {
+    const p = pathOf(scanned.slice(start, end));
     if (p) out.push(p);
-  }
+  });
   return out;
 }
 
@@ -152,20 +151,8 @@ export function pathsIn(text: string): string[] {
  */
 export function knownPathsIn(text: string, known: (p: string) => boolean): string[] {
   const out: string[] = [];
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    // One token of text.split(TOKEN_SPLIT_RE), as indices: only its stripped form is cut out.
-    while (i < n && isTokenSeparator(text.charCodeAt(i))) i++;
-    const start = i;
-    let pathChar = false;
-    for (; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 47 || c === 46) pathChar = true;
-      else if (isTokenSeparator(c)) break;
-    }
-    if (!pathChar || i - start < 4) continue;
-    let end = i;
+  scanPathTokens(text, (start, tokenEnd) => {
+    let end = tokenEnd;
     for (;;) {
       const ch = end > start ? text.charCodeAt(end - 1) : NaN;
       // digits after a colon (`:12:7`), or trailing . , : ! ?
@@ -188,7 +175,7 @@ export function knownPathsIn(text: string, known: (p: string) => boolean): strin
     const from = end - start >= 2 && text.charCodeAt(start) === 46 && text.charCodeAt(start + 1) === 47 ? start + 2 : start;
     const p = text.slice(from, end);
     if (known(p)) out.push(p);
-  }
+  });
   return out;
 }
 
