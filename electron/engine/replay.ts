@@ -20,7 +20,7 @@ import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
 import { summaryLedgerOf } from '../../shared/facts/index.js';
-import { firingLedger, ledgerGroupEnds } from '../../shared/replay/firing-ledger.js';
+import { firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
 import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
@@ -171,7 +171,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });
       const ledgerCount = memoizedCounter(count, allTurns);
       const closes = ledgerGroupEnds(live.firings.map((f) => f.position), source.metas.length);
-      let before = moment({});
+      let before: ViewMoment = moment({});
       const rows: Array<Record<string, unknown>> = [];
       events.forEach((e, i) => {
         const f = live.firings[i];
@@ -183,7 +183,8 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
           const after = moment(f.state);
           const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount });
           e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
-          before = after;
+          // The next ledger's "before" is this moment, at this call (firing-ledger.ts ViewMoment.end).
+          before = { ...after, end: f.position };
         }
         rows.push({ ...e, state: f.state });
       });

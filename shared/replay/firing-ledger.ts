@@ -24,6 +24,14 @@ import { buildReplayMessages } from './build.js';
 export interface ViewMoment {
   summaries: readonly SummaryInfo[];
   state: VariantState;
+  /**
+   * The call position the moment was taken at (default: all of the ledger's turns): its view is
+   * built over the turns before it, and later turns count as sent verbatim then. A grouped
+   * ledger's "before" is the previous measured firing, at ITS position: a view that derives
+   * what it hides from the turns themselves (masking's window of tool cycles) would otherwise
+   * hide at the earlier moment exactly what it hides now.
+   */
+  end?: number;
 }
 
 export interface FiringLedgerInput {
@@ -45,16 +53,19 @@ export interface FiringLedger {
 /** Null when the firing changed the treatment of no turn (an abandoned commit). */
 export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
   // The messages alone: no token count is read here.
-  const view = (m: ViewMoment) => buildReplayMessages({ strategy: o.strategy, turns: o.turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens });
-  const beforeMessages = view(o.before);
-  const afterMessages = view(o.after);
-  const b = turnFates(o.turns, beforeMessages, o.before.summaries);
+  const view = (m: ViewMoment, turns: readonly Turn[]) => buildReplayMessages({ strategy: o.strategy, turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens });
+  const beforeTurns = o.before.end === undefined || o.before.end >= o.turns.length ? o.turns : o.turns.slice(0, Math.max(0, o.before.end));
+  const beforeMessages = view(o.before, beforeTurns);
+  const afterMessages = view(o.after, o.turns);
+  const b = turnFates(beforeTurns, beforeMessages, o.before.summaries);
   const a = turnFates(o.turns, afterMessages, o.after.summaries);
   const compacted: Turn[] = [];
   o.turns.forEach((t, i) => {
     const now = a.fates[i];
     if (now === 'verbatim' || now === 'reshaped') return;
-    if (now !== b.fates[i] || a.summaryIds[i] !== b.summaryIds[i]) compacted.push(t);
+    // A turn after the earlier moment was sent verbatim then.
+    const then = i < beforeTurns.length ? b.fates[i] : 'verbatim';
+    if (now !== then || a.summaryIds[i] !== (i < beforeTurns.length ? b.summaryIds[i] : null)) compacted.push(t);
   });
   if (compacted.length === 0) return null;
   return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractTurnFacts(compacted), contextText(afterMessages)) };

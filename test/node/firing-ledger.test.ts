@@ -10,7 +10,7 @@ import { runCompaction } from '../../electron/engine/engine.js';
 import { getVariant, listRuns } from '../../electron/store/variants.js';
 import { retentionBySession, retentionOfRuns } from '../../electron/store/summary-facts.js';
 import { buildReplay } from '../../shared/replay/build.js';
-import { FIRING_LEDGER_BUDGET, ledgerGroupEnds } from '../../shared/replay/firing-ledger.js';
+import { FIRING_LEDGER_BUDGET, firingLedger, ledgerGroupEnds } from '../../shared/replay/firing-ledger.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { listReplaySummaries } from '../../electron/store/variants.js';
 import { listTurns, searchSummaries, searchTurns } from '../../electron/store/turns.js';
@@ -188,6 +188,33 @@ describe('grouped ledgers for a replay that fires at nearly every call', { timeo
     expect(covered).toBe(294);
   });
 });
+
+describe('a grouped ledger compares with the previous measured firing at ITS call', { timeout: 120_000 }, () => {
+  it('masking on spotter: each stretch measures the tool results it newly masked, and the stretches add up to the whole session measured at once', async () => {
+    const r = await runReplay(t.db, { sessionId, strategy: 'masking' });
+    const events = r.timeline!.events;
+    // 139 firings (a new tool cycle at nearly every call): grouped into 3 stretches of turns.
+    expect(events.length).toBe(139);
+    const measured = events.filter((e) => e.ledger !== null);
+    expect(measured.map((e) => e.call)).toEqual([49, 100, 150]);
+    // Masking derives what it hides from the turns (the last 10 tool cycles keep their results),
+    // so each stretch's "before" is built over the turns of the previous measured call: a stretch
+    // counts the results it newly masked. Masked tool output carries few facts here: five errors,
+    // all among the results masked in the second stretch (turns 102-203), four of them repeated
+    // where the context still shows them.
+    expect(measured.map((e) => sumOf(e.ledger!.retention))).toEqual([
+      [0, 0],
+      [4, 5],
+      [0, 0],
+    ]);
+    // The whole session at once (the state at the last call against no compaction) measures the same.
+    const all = listTurns(t.db, sessionId).slice(0, events[events.length - 1].turn);
+    const once = firingLedger({ strategy: 'masking', params: { maskWindow: 10 }, turns: all, before: { summaries: [], state: {} }, after: { summaries: [], state: replayStateAt(t.db, r.runId, events[events.length - 1].call) }, countTokens: (x) => Math.ceil(x.length / 4) });
+    expect(sumOf(once!.ledger.retention)).toEqual([4, 5]);
+  });
+});
+
+const sumOf = (r: Record<string, { kept: number; total: number }>) => [Object.values(r).reduce((n, c) => n + c.kept, 0), Object.values(r).reduce((n, c) => n + c.total, 0)];
 
 describe('search over summary text beside turns', { timeout: 120_000 }, () => {
   it('"did `mix` survive?": summary hits carry their variant, kind and replay call; the CLI prints them beside turn hits', async () => {
