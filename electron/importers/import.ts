@@ -66,8 +66,10 @@ export interface ImportOptions {
 
 /**
  * A chunk of a long import commits once it has held the write lock this long (or has
- * IMPORT_CHUNK_TURNS turns): a write of another connection waits at most about this long,
- * plus the pause between two chunks (CHUNK_PAUSE_MS, electron/store/db.ts).
+ * IMPORT_CHUNK_TURNS turns): a write of another connection of this process waits at most
+ * about this long (the chunked writer then leaves it the lock, `chunkedWriteTransaction` in
+ * electron/store/db.ts); one of another process, until the next pause (every
+ * OTHER_PROCESS_PAUSE_EVERY chunks).
  */
 export const IMPORT_CHUNK_MS = 25;
 /** At most this many turns per chunk, however fast they are written. */
