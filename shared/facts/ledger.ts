@@ -238,11 +238,11 @@ function wordShare(text: string, words: ReadonlySet<string>): number {
 
 /** `needle` occurs in `hay` not inside a longer word (`foo` does not survive as `foobar`). */
 function includesWord(hay: string, needle: string): boolean {
-  const isWord = (ch: string | undefined) => ch !== undefined && /[\w]/.test(ch);
+  // isWordCode is JS's \w; charCodeAt past either end is NaN, which is no word character.
+  const first = isWordCode(needle.charCodeAt(0));
+  const last = isWordCode(needle.charCodeAt(needle.length - 1));
   for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
-    const before = hay[at - 1];
-    const after = hay[at + needle.length];
-    if ((!isWord(needle[0]) || !isWord(before)) && (!isWord(needle[needle.length - 1]) || !isWord(after))) return true;
+    if ((!first || !isWordCode(hay.charCodeAt(at - 1))) && (!last || !isWordCode(hay.charCodeAt(at + needle.length)))) return true;
   }
   return false;
 }
