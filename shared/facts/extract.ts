@@ -343,23 +343,28 @@ class Collector {
     }
   }
 
+  /**
+   * The facts of the items so far, as copies: the collector can go on with more items after
+   * it (turnFactStream), and what it returned stays as it was.
+   */
   finish(itemCount: number): FactSet {
+    const order = this.order.map(copyFact);
     if (this.todos) {
       // Todo facts come last, one per content (a later item of the same content takes the first one's place).
-      const todos = this.byCategory.todo;
+      const todos = new Map<string, Fact>();
       for (const t of this.todos) {
         const seen = this.todoSeen.get(t.content.toLowerCase())!;
         const f: Fact = { category: 'todo', key: t.content.toLowerCase(), text: t.content, mentions: seen.mentions, firstItem: seen.first, lastItem: this.lastTodoItem, userNamed: false, status: t.status };
         const prev = todos.get(f.key);
-        if (prev) this.order[this.order.indexOf(prev)] = f;
-        else this.order.push(f);
+        if (prev) order[order.indexOf(prev)] = f;
+        else order.push(f);
         todos.set(f.key, f);
       }
     }
-    shortenPaths(this.order);
-    const facts = foldRelativePaths(this.order.slice());
+    shortenPaths(order);
+    const facts = foldRelativePaths(order);
     for (const f of facts) f.detail = detailOf(f);
-    return { facts, itemCount, decisions: [...this.decisionList.values()] };
+    return { facts, itemCount, decisions: [...this.decisionList.values()].map((d) => ({ ...d })) };
   }
 
   lastTodoItem = 0;
@@ -471,9 +476,38 @@ export function extractTurnFacts(turns: ReadonlyArray<Pick<Turn, 'role' | 'block
   return collectFacts(turns.length, (i) => turnToItem(turns[i]));
 }
 
+/**
+ * extractTurnFacts for lists of turns that grow: given a list that starts with the turns of
+ * the previous call (the same objects, in order), it reads only the new ones and returns
+ * exactly extractTurnFacts(turns); any other list is read from its start. A replay's grouped
+ * firing ledgers over a rolling strategy compact every turn so far at each (the session's
+ * prefix, growing), so this reads the session once instead of once per ledger.
+ */
+export function turnFactStream(): (turns: ReadonlyArray<Pick<Turn, 'role' | 'blocks'>>) => FactSet {
+  let collector = new Collector();
+  let read: ReadonlyArray<Pick<Turn, 'role' | 'blocks'>> = [];
+  return (turns) => {
+    let extends_ = turns.length >= read.length;
+    for (let i = 0; extends_ && i < read.length; i++) extends_ = turns[i] === read[i];
+    if (!extends_) {
+      collector = new Collector();
+      read = [];
+    }
+    feed(collector, read.length, turns.length, (i) => turnToItem(turns[i]));
+    read = turns.slice();
+    return collector.finish(turns.length);
+  };
+}
+
 function collectFacts(count: number, itemAt: (i: number) => SummarizeItem): FactSet {
   const c = new Collector();
-  for (let i = 0; i < count; i++) {
+  feed(c, 0, count, itemAt);
+  return c.finish(count);
+}
+
+/** Items [from, to) into a collector. */
+function feed(c: Collector, from: number, count: number, itemAt: (i: number) => SummarizeItem): void {
+  for (let i = from; i < count; i++) {
     c.item = i;
     const item = itemAt(i);
     const isUserTurn = item.kind === 'turn' && item.role === 'user';
@@ -510,5 +544,9 @@ function collectFacts(count: number, itemAt: (i: number) => SummarizeItem): Fact
       }
     }
   }
-  return c.finish(count);
+}
+
+/** A fact copied whole (its `actions` too), so later mentions in the collector leave it as it was. */
+function copyFact(f: Fact): Fact {
+  return f.actions ? { ...f, actions: { ...f.actions } } : { ...f };
 }

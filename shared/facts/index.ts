@@ -6,4 +6,4 @@
 export { FACT_CATEGORIES, emptyRetention, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger, type PathAction, type TodoStatus } from './types.js';
 export { extractFacts, detailOf } from './extract.js';
 export { canonicalCommand } from './commands.js';
-export { salience, mergeFactSets, survives, survivesIn, visibleIndex, ledgerOf, ledgerFacts, sumRetention, SURVIVAL_WORD_SHARE, LEDGER_TOP, summaryLedgerOf, lostLine, combineLedgers, type VisibleIndex } from './ledger.js';
+export { salience, mergeFactSets, survives, survivesIn, visibleIndex, ledgerOf, ledgerFacts, sumRetention, SURVIVAL_WORD_SHARE, LEDGER_TOP, summaryLedgerOf, topLedgerOf, lostLine, combineLedgers, type VisibleIndex } from './ledger.js';

@@ -36,7 +36,11 @@ export function salience(f: Fact, itemCount: number): number {
  * since a todo list is replaced whole on each update.
  */
 export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest' }): FactSet {
-  const byId = new Map<string, Fact>();
+  // Facts in first-seen order, found by key in one map per category: a request's key is up
+  // to 240 characters, and joining it to its category cost a string build and a hash per
+  // fact per merge (a rolling replay merges every fact so far at each of its summaries).
+  const merged: Fact[] = [];
+  const byCategory = new Map<FactCategory, Map<string, Fact>>();
   const decisions = new Map<string, Decision>();
   let anyDecisions = false;
   let latestTodoSet = -1;
@@ -58,10 +62,13 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
     }
     for (const f of set.facts) {
       if (f.category === 'todo' && latestTodoSet >= 0 && si !== latestTodoSet) continue;
-      const id = `${f.category}\u0000${f.key}`;
-      const prev = byId.get(id);
+      let byKey = byCategory.get(f.category);
+      if (!byKey) byCategory.set(f.category, (byKey = new Map()));
+      const prev = byKey.get(f.key);
       if (!prev) {
-        byId.set(id, { ...f, actions: f.actions ? { ...f.actions } : undefined, firstItem: f.firstItem + offset, lastItem: f.lastItem + offset });
+        const copy = shiftedCopy(f, offset);
+        byKey.set(f.key, copy);
+        merged.push(copy);
         continue;
       }
       prev.mentions += f.mentions;
@@ -83,19 +90,37 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
     offset += set.itemCount;
   }
   // One file named absolutely in one set and relatively in another is one fact (as within a span).
-  const facts = foldRelativePaths([...byId.values()]);
+  const facts = foldRelativePaths(merged);
   // An error one set left open is fixed when a later set ran its command successfully (the
   // run that fixed it fell in the next span, where the error itself never appeared).
   for (const f of facts) {
     if (f.category !== 'error' || f.fixed !== false || !f.source?.startsWith('command:')) continue;
-    const run = byId.get(`command\u0000${f.source.slice('command:'.length)}`);
+    const run = byCategory.get('command')?.get(f.source.slice('command:'.length));
     if (run?.ok === true && run.lastItem > f.lastItem) f.fixed = true;
   }
-  for (const f of facts) {
-    if (f.actions === undefined) delete f.actions;
-    f.detail = detailOf(f);
-  }
+  for (const f of facts) f.detail = detailOf(f);
   return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
+}
+
+/**
+ * A fact copied for a merge, its items shifted into the merged timeline: every property
+ * set in one order, none added and deleted later (a spread that set `actions: undefined`
+ * and a later `delete` left each copy a slow dictionary object, and the next merge spread
+ * those again).
+ */
+function shiftedCopy(f: Fact, offset: number): Fact {
+  const g: Fact = { category: f.category, key: f.key, text: f.text, mentions: f.mentions, firstItem: f.firstItem + offset, lastItem: f.lastItem + offset, userNamed: f.userNamed };
+  if (f.detail !== undefined) g.detail = f.detail;
+  if (f.actions) g.actions = { ...f.actions };
+  if (f.exitCode !== undefined) g.exitCode = f.exitCode;
+  if (f.ok !== undefined) g.ok = f.ok;
+  if (f.failures !== undefined) g.failures = f.failures;
+  if (f.fixed !== undefined) g.fixed = f.fixed;
+  if (f.source !== undefined) g.source = f.source;
+  if (f.status !== undefined) g.status = f.status;
+  const probe = (f as Probed)[PROBE];
+  if (probe) (g as Probed)[PROBE] = probe;
+  return g;
 }
 
 /** What a ledger matches facts against, prepared once per visible text. */
@@ -148,24 +173,73 @@ function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Set<stri
  * the runs at the needle's ends count as well. Never false where the scan would find it.
  */
 export function mayOccur(runs: ReadonlySet<string>, needle: string, wholeWord: boolean): boolean {
+  for (const run of requiredRuns(needle, wholeWord)) if (!runs.has(run)) return false;
+  return true;
+}
+
+/**
+ * The runs mayOccur looks up for a needle, cut once per needle: the same facts are checked
+ * against every summary and firing of a replay, and cutting a 240-character request into its
+ * runs each time cost more than the lookups.
+ */
+const runsOfNeedle = [new Map<string, readonly string[]>(), new Map<string, readonly string[]>()];
+function requiredRuns(needle: string, wholeWord: boolean): readonly string[] {
+  const memo = runsOfNeedle[wholeWord ? 1 : 0];
+  let out = memo.get(needle);
+  if (out) return out;
+  const list: string[] = [];
   let start = -1;
   for (let i = 0; i <= needle.length; i++) {
     if (i < needle.length && isWordCode(needle.charCodeAt(i))) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      if ((wholeWord || (start > 0 && i < needle.length)) && !runs.has(needle.slice(start, i))) return false;
+      if (wholeWord || (start > 0 && i < needle.length)) list.push(needle.slice(start, i));
       start = -1;
     }
   }
-  return true;
+  if (memo.size >= 50_000) memo.clear();
+  memo.set(needle, (out = list));
+  return out;
 }
 
 /** `hay.includes(needle)` for one of the index's texts, the word runs ruling most misses out first. */
 function occurs(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string): boolean {
+  return occursCut(v, which, needle, requiredRuns(needle, false), isOneRun(needle));
+}
+
+/** occurs with the needle's runs already cut (`inner`: requiredRuns(needle, false); `oneRun`: isOneRun(needle)). */
+function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string, inner: readonly string[], oneRun: boolean): boolean {
   const runs = runsOf(v, which);
-  // A whole word run of the text is a substring of it.
-  if (runs.has(needle)) return true;
-  return mayOccur(runs, needle, false) && v[which].includes(needle);
+  // A whole word run of the text is a substring of it (only a needle of one run can be one).
+  if (oneRun && runs.has(needle)) return true;
+  for (const run of inner) if (!runs.has(run)) return false;
+  return v[which].includes(needle);
+}
+
+/**
+ * What survivesIn looks up for a request, error or todo, cut once per fact object and kept on
+ * it under a symbol (JSON leaves it out; a merge's copy takes it along, shiftedCopy): a replay
+ * asks about every request of the session at each of its summaries, and looking the cut up by
+ * the fact's 240-character key cost more than the check itself.
+ */
+interface WordProbe {
+  key: string;
+  text: string;
+  /** requiredRuns(key, false) and isOneRun(key): the `occurs(lower, key)` half. */
+  keyRuns: readonly string[];
+  keyOneRun: boolean;
+  /** The text's distinct content words: the word-share half. */
+  words: readonly string[];
+}
+const PROBE = Symbol('ledger word probe');
+type Probed = Fact & { [PROBE]?: WordProbe };
+
+function wordProbe(f: Fact): WordProbe {
+  const held = (f as Probed)[PROBE];
+  if (held && held.key === f.key && held.text === f.text) return held;
+  const probe: WordProbe = { key: f.key, text: f.text, keyRuns: requiredRuns(f.key, false), keyOneRun: isOneRun(f.key), words: [...new Set(contentWords(f.text))] };
+  (f as Probed)[PROBE] = probe;
+  return probe;
 }
 
 /** includesWord(v.raw, needle), the word runs ruling most misses out first (and answering alone for a needle that is one word run). */
@@ -215,25 +289,22 @@ function numberStarts(v: VisibleIndex): Map<string, number[]> {
   return map;
 }
 
-/** Content words of a fact's text: the same facts are checked against every firing's context. */
-const contentWordsMemo = new Map<string, ReadonlySet<string>>();
-function contentWordSet(text: string): ReadonlySet<string> {
-  let set = contentWordsMemo.get(text);
-  if (!set) {
-    if (contentWordsMemo.size >= 20_000) contentWordsMemo.clear();
-    set = new Set(contentWords(text));
-    contentWordsMemo.set(text, set);
-  }
-  return set;
-}
-
-/** Share of a text's content words found among the visible words (1 for a text with none). */
-function wordShare(text: string, words: ReadonlySet<string>): number {
-  const mine = contentWordSet(text);
-  if (mine.size === 0) return 0;
+/**
+ * Whether at least `share` of a text's distinct content words (`mine`) are among the visible
+ * words (false for a text with none). Stops as soon as the answer is known: a lost request
+ * misses most of its words, and a replay asks about every request of the session at each summary.
+ */
+function sharesWords(mine: readonly string[], words: ReadonlySet<string>, share: number): boolean {
+  const size = mine.length;
+  if (size === 0) return false;
   let hit = 0;
-  for (const w of mine) if (words.has(w)) hit++;
-  return hit / mine.size;
+  let miss = 0;
+  for (const w of mine) {
+    if (words.has(w)) {
+      if (++hit / size >= share) return true;
+    } else if ((size - ++miss) / size < share) return false;
+  }
+  return hit / size >= share;
 }
 
 /** `needle` occurs in `hay` not inside a longer word (`foo` does not survive as `foobar`). */
@@ -300,8 +371,10 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     }
     case 'request':
     case 'error':
-    case 'todo':
-      return occurs(v, 'lower', f.key) || wordShare(f.text, v.words) >= SURVIVAL_WORD_SHARE;
+    case 'todo': {
+      const p = wordProbe(f);
+      return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, v.words, SURVIVAL_WORD_SHARE);
+    }
     default: {
       const _exhaustive: never = f.category;
       return _exhaustive;
@@ -339,6 +412,38 @@ export function ledgerOf(span: FactSet, visibleText: string): Ledger {
   }
   return { kept, lost, retention };
 }
+
+/**
+ * summaryLedgerOf(ledgerOf(span, visibleText), top) without ranking every fact: retention over
+ * all of them, and the first `top` of each side in the same order (salience, then first item,
+ * then span order, as ledgerOf's stable sort leaves ties). What every stored ledger is: a
+ * rolling replay scores all the facts so far at each of its summaries, and sorting them all
+ * cost as much as matching them.
+ */
+export function topLedgerOf(span: FactSet, visibleText: string, top = LEDGER_TOP): SummaryLedger {
+  const v = visibleIndex(visibleText);
+  const retention = emptyRetention();
+  const kept: Array<{ f: Fact; s: number }> = [];
+  const lost: Array<{ f: Fact; s: number }> = [];
+  for (const f of ledgerFacts(span)) {
+    const r = retention[f.category];
+    r.total++;
+    const ok = survivesIn(f, v);
+    if (ok) r.kept++;
+    const list = ok ? kept : lost;
+    const s = salience(f, span.itemCount);
+    // Insert after every entry not ranked below it (ties keep span order); keep `top`.
+    if (list.length >= top && (top <= 0 || !ranksAbove(s, f, list[list.length - 1]))) continue;
+    let at = list.length;
+    while (at > 0 && ranksAbove(s, f, list[at - 1])) at--;
+    list.splice(at, 0, { f, s });
+    if (list.length > top) list.pop();
+  }
+  return { retention, lost: lost.map((x) => entryOf(x.f)), kept: kept.map((x) => entryOf(x.f)) };
+}
+
+/** ledgerOf's order: higher salience first, then the earlier first item. */
+const ranksAbove = (s: number, f: Fact, x: { f: Fact; s: number }) => s > x.s || (s === x.s && f.firstItem < x.f.firstItem);
 
 /** Retention records summed (a firing over several spans, a variant over its summaries). */
 export function sumRetention(records: ReadonlyArray<Record<FactCategory, { kept: number; total: number }>>): Record<FactCategory, { kept: number; total: number }> {

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
-import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
+import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, topLedgerOf, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
 import { mayOccur, wordRuns } from '../../shared/facts/ledger.js';
+import { extractTurnFacts, turnFactStream } from '../../shared/facts/extract.js';
 import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
@@ -189,6 +190,48 @@ describe('extractFacts on the real fixtures', () => {
     }
     expect(missed).toEqual([]);
     expect(checked).toBeGreaterThan(100_000);
+  });
+
+  it('topLedgerOf is summaryLedgerOf(ledgerOf(...)) on every fixture session: same retention, same top facts in the same order', () => {
+    // Each session's facts against its own later half and against the other half's text, and
+    // with tops of 0, 1, 3 and 20; merged sets too (the per-summary ledgers of a condensation).
+    let compared = 0;
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const half = Math.floor(items.length / 2);
+      const early = extractFacts(items.slice(0, half));
+      const late = extractFacts(items.slice(half));
+      const texts = [items.slice(half).map((i) => i.text).join('\n'), items.slice(0, half).map((i) => i.text).join('\n').slice(0, 20_000)];
+      for (const span of [early, late, mergeFactSets([early, late])]) {
+        for (const seen of texts) {
+          for (const top of [0, 1, 3, 20]) {
+            expect(topLedgerOf(span, seen, top)).toEqual(summaryLedgerOf(ledgerOf(span, seen), top));
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(f.sessions.length * 3 * 2 * 4);
+  });
+
+  it('turnFactStream is extractTurnFacts at every call: growing prefixes resume, any other list starts over, and what it returned never changes', () => {
+    let calls = 0;
+    for (const s of f.sessions) {
+      const turns = listTurns(f.db, s.id);
+      const stream = turnFactStream();
+      const cuts = [Math.floor(turns.length / 3), Math.floor((2 * turns.length) / 3), turns.length];
+      const first = stream(turns.slice(0, cuts[0]));
+      const firstJson = JSON.stringify(first);
+      for (const cut of cuts) {
+        expect(stream(turns.slice(0, cut))).toEqual(extractTurnFacts(turns.slice(0, cut)));
+        calls++;
+      }
+      // Not a prefix of what it read: read from the start.
+      const tail = turns.slice(cuts[0]);
+      expect(stream(tail)).toEqual(extractTurnFacts(tail));
+      expect(JSON.stringify(first)).toBe(firstJson);
+    }
+    expect(calls).toBe(f.sessions.length * 3);
   });
 
   it('a number survives where the plain scan finds it: its value (commas optional) not inside a longer number, then its unit', () => {
