@@ -18,8 +18,8 @@ import { listModelCalls } from '../store/model-calls.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
-import { externalCompactionLedger, recordSummaryLedger } from './summary-ledger.js';
-import { summaryLedgerOf } from '../../shared/facts/index.js';
+import { turnFactStream } from '../../shared/facts/extract.js';
+import { externalCompactionLedger, recordSummaryLedger, type ReplayLedgerMemory } from './summary-ledger.js';
 import { firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
 import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
@@ -158,8 +158,11 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
       // Per-summary ledgers in insertion order (a condensation's children have theirs first), each
       // with the facts its summarizer returned.
+      // Their span facts stay in memory (a condensation merges its children's; migration 014).
       const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
-      for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null);
+      allTurns ??= listTurns(db, o.sessionId);
+      const ledgerMemory: ReplayLedgerMemory = { spanFacts: new Map(), turns: allTurns };
+      for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null, ledgerMemory);
       // Per-firing ledgers: the turns each firing compacted against the whole context right after
       // it. Each costs two context builds and a fact match over the turns so far, so firings are
       // grouped where measuring each would be quadratic (ledgerGroupEnds): one ledger per group,
@@ -170,6 +173,8 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       const folded = new Set<number>();
       const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });
       const ledgerCount = memoizedCounter(count, allTurns);
+      // A rolling strategy compacts the whole prefix at each firing: its ledgers read it once.
+      const factsOf = turnFactStream();
       const closes = ledgerGroupEnds(live.firings.map((f) => f.position), source.metas.length);
       let before: ViewMoment = moment({});
       const rows: Array<Record<string, unknown>> = [];
@@ -181,8 +186,8 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         e.ledger = null;
         if (closes[i]) {
           const after = moment(f.state);
-          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount });
-          e.ledger = fl ? summaryLedgerOf(fl.ledger) : null;
+          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount, factsOf });
+          e.ledger = fl ? fl.ledger : null;
           // The next ledger's "before" is this moment, at this call (firing-ledger.ts ViewMoment.end).
           before = { ...after, end: f.position };
         }

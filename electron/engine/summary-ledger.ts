@@ -8,7 +8,8 @@ import type { DB } from '../store/db.js';
 import { listTurns, type ExternalCompaction } from '../store/turns.js';
 import { getSpanFacts, insertSummaryFacts, summaryForLedger } from '../store/summary-facts.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
-import { extractFacts, ledgerOf, mergeFactSets, summaryLedgerOf, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
+import { extractTurnFacts } from '../../shared/facts/extract.js';
+import { extractFacts, mergeFactSets, topLedgerOf, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
 import { firingLedger } from '../../shared/replay/firing-ledger.js';
 import type { StrategyName, VariantState } from '../../shared/strategies/types.js';
 import type { Turn } from '../../shared/model/turn.js';
@@ -19,33 +20,53 @@ export function turnRangeFacts(db: DB, sessionId: number, from: number, to: numb
 }
 
 /**
- * The span facts of a summary: its children's stored span facts merged (a condensation
- * re-reads no turns) followed by the facts of the turns it covers directly; a summary
- * whose child has no stored facts is read from its whole turn range instead.
+ * A replay's ledgers (electron/engine/replay.ts): the span facts of the summaries recorded so
+ * far in the run, kept in memory instead of stored (migration 014: no pass condenses a
+ * replay's summary, so they are read only here), and the session's turns, read once.
  */
-function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>): FactSet {
+export interface ReplayLedgerMemory {
+  spanFacts: Map<number, FactSet>;
+  /** Every turn of the session, in position order. */
+  turns: readonly Turn[];
+}
+
+/** turnRangeFacts from turns already read when they are the positions asked for. */
+function rangeFacts(db: DB, sessionId: number, from: number, to: number, memory?: ReplayLedgerMemory): FactSet {
+  const turns = memory?.turns;
+  if (turns && turns[from]?.position === from && turns[to]?.position === to) return extractTurnFacts(turns.slice(from, to + 1));
+  return turnRangeFacts(db, sessionId, from, to);
+}
+
+/**
+ * The span facts of a summary: its children's span facts merged (a condensation re-reads no
+ * turns) followed by the facts of the turns it covers directly; a summary whose child's span
+ * facts were not kept is read from its whole turn range instead.
+ */
+function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>, memory?: ReplayLedgerMemory): FactSet {
   const parts: FactSet[] = [];
   for (const c of s.childIds) {
-    const f = getSpanFacts(db, c);
-    if (!f) return turnRangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition);
+    const f = memory?.spanFacts.get(c) ?? getSpanFacts(db, c);
+    if (!f) return rangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition, memory);
     parts.push(f);
   }
-  if (s.turnPositions.length > 0) parts.push(turnRangeFacts(db, s.sessionId, Math.min(...s.turnPositions), Math.max(...s.turnPositions)));
-  if (parts.length === 0) return turnRangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition);
+  if (s.turnPositions.length > 0) parts.push(rangeFacts(db, s.sessionId, Math.min(...s.turnPositions), Math.max(...s.turnPositions), memory));
+  if (parts.length === 0) return rangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition, memory);
   return parts.length === 1 ? parts[0] : mergeFactSets(parts);
 }
 
 /**
  * Computes and stores the ledger of a summary just inserted (inside the caller's
  * transaction), with the facts its summarizer says it carries (own facts, issue 9: what a
- * later condensation merges; null for model summaries).
+ * later condensation merges; null for model summaries). With a replay's `memory`, the span
+ * facts are kept there and not stored.
  */
-export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet | null = null): SummaryLedger | null {
+export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet | null = null, memory?: ReplayLedgerMemory): SummaryLedger | null {
   const s = summaryForLedger(db, summaryId);
   if (!s) return null;
-  const span = spanFactsOf(db, s);
-  const ledger = summaryLedgerOf(ledgerOf(span, s.text));
-  insertSummaryFacts(db, { summaryId, spanFacts: span, ownFacts, ledger });
+  const span = spanFactsOf(db, s, memory);
+  const ledger = topLedgerOf(span, s.text);
+  memory?.spanFacts.set(summaryId, span);
+  insertSummaryFacts(db, { summaryId, spanFacts: memory ? null : span, ownFacts, ledger });
   return ledger;
 }
 
@@ -59,7 +80,7 @@ export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet
  */
 export function modelFreePassLedger(o: { strategy: StrategyName; params: Record<string, number | string | boolean>; turns: readonly Turn[]; state: VariantState; countTokens: (text: string) => number }): SummaryLedger | null {
   const fl = firingLedger({ strategy: o.strategy, params: o.params, turns: o.turns, before: { summaries: [], state: {} }, after: { summaries: [], state: o.state }, countTokens: o.countTokens });
-  return fl ? summaryLedgerOf(fl.ledger) : null;
+  return fl ? fl.ledger : null;
 }
 
 /**
@@ -73,7 +94,7 @@ export function externalCompactionLedger(db: DB, c: Pick<ExternalCompaction, 'se
   if (!memo) baselineMemo.set(db, (memo = new Map()));
   const key = `${c.sessionId}:${c.boundaryPosition}`;
   if (memo.has(key)) return memo.get(key)!;
-  const ledger = c.summaryText ? summaryLedgerOf(ledgerOf(turnRangeFacts(db, c.sessionId, c.firstPosition, c.lastPosition), c.summaryText)) : null;
+  const ledger = c.summaryText ? topLedgerOf(turnRangeFacts(db, c.sessionId, c.firstPosition, c.lastPosition), c.summaryText) : null;
   memo.set(key, ledger);
   return ledger;
 }

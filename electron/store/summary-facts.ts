@@ -7,14 +7,20 @@ import type { DB } from './db.js';
 import type { FactCategory, FactSet, SummaryLedger } from '../../shared/facts/index.js';
 import { sumRetention } from '../../shared/facts/index.js';
 
-export function insertSummaryFacts(db: DB, row: { summaryId: number; spanFacts: FactSet; ownFacts: FactSet | null; ledger: SummaryLedger }): void {
-  db.prepare('INSERT OR REPLACE INTO summary_facts(summary_id, span_facts, own_facts, ledger) VALUES (?, ?, ?, ?)').run(row.summaryId, JSON.stringify(row.spanFacts), row.ownFacts ? JSON.stringify(row.ownFacts) : null, JSON.stringify(row.ledger));
+/** `spanFacts` null: not kept (a replay's summaries, migration 014). */
+export function insertSummaryFacts(db: DB, row: { summaryId: number; spanFacts: FactSet | null; ownFacts: FactSet | null; ledger: SummaryLedger }): void {
+  db.prepare('INSERT OR REPLACE INTO summary_facts(summary_id, span_facts, own_facts, ledger) VALUES (?, ?, ?, ?)').run(
+    row.summaryId,
+    row.spanFacts ? JSON.stringify(row.spanFacts) : null,
+    row.ownFacts ? JSON.stringify(row.ownFacts) : null,
+    JSON.stringify(row.ledger),
+  );
 }
 
-/** The facts of the span a summary covers, or null when it has no row (written before migration 008). */
+/** The facts of the span a summary covers, or null when they were not kept (no row: written before migration 008; NULL: a replay's summary, migration 014). */
 export function getSpanFacts(db: DB, summaryId: number): FactSet | null {
-  const r = db.prepare('SELECT span_facts FROM summary_facts WHERE summary_id = ?').get(summaryId) as { span_facts: string } | undefined;
-  return r ? (JSON.parse(r.span_facts) as FactSet) : null;
+  const r = db.prepare('SELECT span_facts FROM summary_facts WHERE summary_id = ?').get(summaryId) as { span_facts: string | null } | undefined;
+  return r?.span_facts ? (JSON.parse(r.span_facts) as FactSet) : null;
 }
 
 /** The facts a summary says it carries (issue 9's summarizer), or null. */

@@ -16,8 +16,8 @@ import type { StrategyName, VariantState } from '../strategies/types.js';
 import { turnFates } from '../compare/fates.js';
 import { contextText } from '../facts/context.js';
 import { extractTurnFacts } from '../facts/extract.js';
-import { ledgerOf } from '../facts/ledger.js';
-import type { Ledger } from '../facts/types.js';
+import { topLedgerOf } from '../facts/ledger.js';
+import type { FactSet, SummaryLedger } from '../facts/types.js';
 import { buildReplayMessages } from './build.js';
 
 /** The variant at one moment: the summaries it has (with their compacted flags then) and its state. */
@@ -42,12 +42,15 @@ export interface FiringLedgerInput {
   before: ViewMoment;
   after: ViewMoment;
   countTokens: (text: string) => number;
+  /** The facts of the compacted turns (default extractTurnFacts; a replay passes one turnFactStream for all its ledgers). */
+  factsOf?: (turns: readonly Turn[]) => FactSet;
 }
 
 export interface FiringLedger {
   /** Positions of the turns the firing compacted, ascending. */
   compactedPositions: number[];
-  ledger: Ledger;
+  /** Retention and the top lost and kept facts (summaryLedgerOf ∘ ledgerOf). */
+  ledger: SummaryLedger;
 }
 
 /** Null when the firing changed the treatment of no turn (an abandoned commit). */
@@ -68,7 +71,7 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
     if (now !== then || a.summaryIds[i] !== (i < beforeTurns.length ? b.summaryIds[i] : null)) compacted.push(t);
   });
   if (compacted.length === 0) return null;
-  return { compactedPositions: compacted.map((t) => t.position), ledger: ledgerOf(extractTurnFacts(compacted), contextText(afterMessages)) };
+  return { compactedPositions: compacted.map((t) => t.position), ledger: topLedgerOf((o.factsOf ?? extractTurnFacts)(compacted), contextText(afterMessages)) };
 }
 
 /** At most this many ledgers per replay. */

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, migrate, openDatabase, schemaVersion, type DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
+import { runCompaction } from '../../electron/engine/engine.js';
 import { dbSnapshot } from '../helpers/db-snapshot.js';
 import { tempDir } from '../helpers/temp-db.js';
 
@@ -134,6 +135,22 @@ describe('migrations', () => {
     expect(db.prepare('SELECT COUNT(*) FROM variants WHERE name IS NOT NULL').pluck().get()).toBe(0);
     for (const t of ['turns', 'runs', 'summaries', 'summary_sources', 'model_calls', 'sessions']) expect(after[t], t).toEqual(before[t]);
     expect([empty1, empty2].every((id) => !db.prepare('SELECT 1 FROM variants WHERE id = ?').get(id))).toBe(true);
+    db.close();
+  });
+
+  it('migration 14 keeps every summary_facts row and then takes a row whose span facts were not kept (NULL)', async () => {
+    const db = importedAtVersion(13, [SPOTTER]);
+    const sessionId = db.prepare('SELECT id FROM sessions ORDER BY id LIMIT 1').pluck().get() as number;
+    const r = await runCompaction(db, { sessionId, strategy: 'dag', force: true });
+    expect(r.status).toBe('completed');
+    const rows = () => db.prepare('SELECT summary_id, span_facts, own_facts, ledger FROM summary_facts ORDER BY summary_id').all() as Array<{ summary_id: number; span_facts: string | null }>;
+    const before = rows();
+    expect(before.length).toBeGreaterThan(1);
+    expect(() => db.prepare('UPDATE summary_facts SET span_facts = NULL WHERE summary_id = ?').run(before[0].summary_id)).toThrow(/NOT NULL/);
+    migrate(db, 14);
+    expect(rows()).toEqual(before);
+    db.prepare('UPDATE summary_facts SET span_facts = NULL WHERE summary_id = ?').run(before[0].summary_id);
+    expect(rows()[0].span_facts).toBeNull();
     db.close();
   });
 

@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompaction } from '../../electron/engine/engine.js';
 import { MAX_FIRING_LEDGERS, runReplay } from '../../electron/engine/replay.js';
 import { importFiles } from '../../electron/importers/import.js';
-import { listSummaries, listVariants } from '../../electron/store/variants.js';
+import { listReplaySummaries, listSummaries, listVariants } from '../../electron/store/variants.js';
+import { listTurns } from '../../electron/store/turns.js';
 import { getSpanFacts } from '../../electron/store/summary-facts.js';
 import { deleteSession } from '../../electron/store/sessions.js';
 import { turnRangeFacts } from '../../electron/engine/summary-ledger.js';
 import { sessionDetail } from '../../electron/services/session-views.js';
 import { runCli } from '../../electron/cli/run.js';
-import { ledgerOf, summaryLedgerOf, sumRetention, type SummaryLedger } from '../../shared/facts/index.js';
+import { ledgerOf, mergeFactSets, summaryLedgerOf, sumRetention, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
 import type { LedgerReport } from '../../shared/contract.js';
 import { FIXTURES, SPOTTER_CC_RETENTION } from '../helpers/fixture-sessions.js';
 import { tempDb, type TempDb } from '../helpers/temp-db.js';
@@ -98,6 +99,28 @@ describe('the loss ledger stored with each summary', { timeout: 120_000 }, () =>
     const row = listVariants(t.db, sessionId).find((v) => v.id === r.variantId)!;
     expect(row.retention).toEqual(sumRetention(firings.map((e) => e.ledger!.retention)));
     expect(Object.values(row.retention!).reduce((n, c) => n + c.total, 0)).toBeGreaterThan(0);
+  });
+
+  it('a replay keeps each summary\'s ledger and not its span facts (migration 014): the ledgers are its span — children merged, then its own turns — against its text', async () => {
+    const turns = listTurns(t.db, sessionId);
+    const positionOf = new Map(turns.map((x) => [x.id, x.position]));
+    for (const strategy of ['rolling', 'dag'] as const) {
+      const r = await runReplay(t.db, { sessionId, strategy, params: strategy === 'rolling' ? { replayTriggerTokens: 20_000 } : {} });
+      const summaries = listReplaySummaries(t.db, r.runId!);
+      expect(summaries.length, strategy).toBeGreaterThan(1);
+      // Independent of the engine's memory: each span rebuilt from the turns, children first.
+      const spans = new Map<number, FactSet>();
+      for (const s of [...summaries].sort((a, b) => a.id - b.id)) {
+        const parts = s.childIds.map((c) => spans.get(c)!);
+        const own = s.turnIds.map((id) => positionOf.get(id)!);
+        if (own.length > 0) parts.push(turnRangeFacts(t.db, sessionId, Math.min(...own), Math.max(...own)));
+        const span = parts.length === 1 ? parts[0] : mergeFactSets(parts);
+        spans.set(s.id, span);
+        expect(getSpanFacts(t.db, s.id), `${strategy} summary ${s.id}`).toBeNull();
+        expect(s.ledger, `${strategy} summary ${s.id}`).toEqual(summaryLedgerOf(ledgerOf(span, s.text)));
+      }
+      if (strategy === 'rolling') expect(summaries.filter((s) => s.childIds.length > 0).length).toBeGreaterThan(0);
+    }
   });
 
   it('deleting the session removes its replays, timelines and ledgers with it (last: it empties the store)', () => {
