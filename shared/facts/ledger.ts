@@ -154,13 +154,32 @@ export function wordRuns(text: string): Set<string> {
   return out;
 }
 
-const runsMemo = new WeakMap<VisibleIndex, { raw?: Set<string>; collapsed?: Set<string>; lower?: Set<string> }>();
+const runsMemo = new WeakMap<VisibleIndex, { raw?: Map<string, number[]>; collapsed?: Map<string, number[]>; lower?: Map<string, number[]> }>();
 
-/** The word runs of one of a visible index's texts, built on first use (once per ledger). */
-function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Set<string> {
+/**
+ * The word runs of one of a visible index's texts, each with where it starts, built on first
+ * use (once per ledger).
+ */
+function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Map<string, number[]> {
   let memo = runsMemo.get(v);
   if (!memo) runsMemo.set(v, (memo = {}));
-  return (memo[which] ??= wordRuns(v[which]));
+  let runs = memo[which];
+  if (runs) return runs;
+  runs = memo[which] = new Map();
+  const text = v[which];
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && isWordCode(text.charCodeAt(i))) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      const run = text.slice(start, i);
+      const list = runs.get(run);
+      if (list) list.push(start);
+      else runs.set(run, [start]);
+      start = -1;
+    }
+  }
+  return runs;
 }
 
 /**
@@ -172,9 +191,15 @@ function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Set<stri
  * needle is). With `wholeWord` (includesWord's rule: the needle not inside a longer word)
  * the runs at the needle's ends count as well. Never false where the scan would find it.
  */
-export function mayOccur(runs: ReadonlySet<string>, needle: string, wholeWord: boolean): boolean {
-  for (const run of requiredRuns(needle, wholeWord)) if (!runs.has(run)) return false;
+export function mayOccur(runs: { has(run: string): boolean }, needle: string, wholeWord: boolean): boolean {
+  for (const run of requiredRuns(needle, wholeWord).runs) if (!runs.has(run)) return false;
   return true;
+}
+
+/** The runs mayOccur looks up for a needle, and where each starts in the needle. */
+interface NeedleCut {
+  runs: readonly string[];
+  at: readonly number[];
 }
 
 /**
@@ -182,38 +207,62 @@ export function mayOccur(runs: ReadonlySet<string>, needle: string, wholeWord: b
  * against every summary and firing of a replay, and cutting a 240-character request into its
  * runs each time cost more than the lookups.
  */
-const runsOfNeedle = [new Map<string, readonly string[]>(), new Map<string, readonly string[]>()];
-function requiredRuns(needle: string, wholeWord: boolean): readonly string[] {
+const runsOfNeedle = [new Map<string, NeedleCut>(), new Map<string, NeedleCut>()];
+function requiredRuns(needle: string, wholeWord: boolean): NeedleCut {
   const memo = runsOfNeedle[wholeWord ? 1 : 0];
   let out = memo.get(needle);
   if (out) return out;
-  const list: string[] = [];
+  const runs: string[] = [];
+  const at: number[] = [];
   let start = -1;
   for (let i = 0; i <= needle.length; i++) {
     if (i < needle.length && isWordCode(needle.charCodeAt(i))) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      if (wholeWord || (start > 0 && i < needle.length)) list.push(needle.slice(start, i));
+      if (wholeWord || (start > 0 && i < needle.length)) {
+        runs.push(needle.slice(start, i));
+        at.push(start);
+      }
       start = -1;
     }
   }
   if (memo.size >= 50_000) memo.clear();
-  memo.set(needle, (out = list));
+  memo.set(needle, (out = { runs, at }));
   return out;
 }
 
 /** `hay.includes(needle)` for one of the index's texts, the word runs ruling most misses out first. */
-function occurs(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string): boolean {
+export function occurs(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string): boolean {
   return occursCut(v, which, needle, requiredRuns(needle, false), isOneRun(needle));
 }
 
-/** occurs with the needle's runs already cut (`inner`: requiredRuns(needle, false); `oneRun`: isOneRun(needle)). */
-function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string, inner: readonly string[], oneRun: boolean): boolean {
+/**
+ * occurs with the needle's runs already cut (`inner`: requiredRuns(needle, false); `oneRun`:
+ * isOneRun(needle)). Where the needle occurs, each inner run of it is a whole run of the text
+ * at the same distance from the needle's start; so the needle is looked for only at the places
+ * of a rare inner run (the first with at most 4 places, else the rarest), not by a scan of the
+ * whole text.
+ */
+function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string, inner: NeedleCut, oneRun: boolean): boolean {
   const runs = runsOf(v, which);
   // A whole word run of the text is a substring of it (only a needle of one run can be one).
   if (oneRun && runs.has(needle)) return true;
-  for (const run of inner) if (!runs.has(run)) return false;
-  return v[which].includes(needle);
+  let rarest: number[] | null = null;
+  let offset = 0;
+  for (let k = 0; k < inner.runs.length; k++) {
+    const places = runs.get(inner.runs[k]);
+    if (!places) return false;
+    if (!rarest || places.length < rarest.length) {
+      rarest = places;
+      offset = inner.at[k];
+      // Rare enough: checking its places beats looking up the needle's other runs.
+      if (places.length <= 4) break;
+    }
+  }
+  const text = v[which];
+  if (!rarest) return text.includes(needle);
+  for (const p of rarest) if (p >= offset && text.startsWith(needle, p - offset)) return true;
+  return false;
 }
 
 /**
@@ -226,7 +275,7 @@ interface WordProbe {
   key: string;
   text: string;
   /** requiredRuns(key, false) and isOneRun(key): the `occurs(lower, key)` half. */
-  keyRuns: readonly string[];
+  keyRuns: NeedleCut;
   keyOneRun: boolean;
   /** The text's distinct content words: the word-share half. */
   words: readonly string[];

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
-import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, topLedgerOf, type Fact, type FactSet } from '../../shared/facts/index.js';
+import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, topLedgerOf, visibleIndex, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
-import { mayOccur, wordRuns } from '../../shared/facts/ledger.js';
+import { mayOccur, occurs, wordRuns } from '../../shared/facts/ledger.js';
 import { extractTurnFacts, turnFactStream } from '../../shared/facts/extract.js';
 import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
@@ -190,6 +190,32 @@ describe('extractFacts on the real fixtures', () => {
     }
     expect(missed).toEqual([]);
     expect(checked).toBeGreaterThan(100_000);
+  });
+
+  it('occurs is `includes` on every fixture session: needles that occur and needles one character off, in the raw, collapsed and lowercased text', () => {
+    let checked = 0;
+    let found = 0;
+    const wrong: string[] = [];
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const whole = items.map((i) => i.text).join('\n');
+      const v = visibleIndex(whole.slice(Math.floor(whole.length / 2)));
+      const needles = new Set<string>();
+      for (const fact of extractFacts(items).facts) needles.add(fact.key).add(fact.text);
+      for (let at = 0; at < whole.length; at += 211) for (const len of [2, 9, 30, 90]) needles.add(whole.slice(at, at + len));
+      for (const n of [...needles]) if (n.length > 4) needles.add(`${n.slice(0, n.length >> 1)}q${n.slice((n.length >> 1) + 1)}`);
+      for (const which of ['raw', 'collapsed', 'lower'] as const) {
+        for (const n of needles) {
+          const want = v[which].includes(n);
+          checked++;
+          if (want) found++;
+          if (occurs(v, which, n) !== want && wrong.length < 5) wrong.push(`${which}: ${n}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(found).toBeGreaterThan(10_000);
+    expect(checked - found).toBeGreaterThan(10_000);
   });
 
   it('topLedgerOf is summaryLedgerOf(ledgerOf(...)) on every fixture session: same retention, same top facts in the same order', () => {
