@@ -16,6 +16,7 @@
  * - the todo list as of the span's end (TodoWrite `todos`, Codex `update_plan` `plan`);
  * - decisions: sentences that state a choice with its reason (shared/facts/decisions.ts).
  */
+import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { itemSegments, turnToItem } from '../summarize/items.js';
 import type { Turn } from '../model/turn.js';
@@ -125,7 +126,7 @@ class Collector {
     const known = this.byCategory[category];
     let f = known.get(key);
     if (!f) {
-      f = { category, key, text, mentions: 0, firstItem: this.item, lastItem: this.item, userNamed: false };
+      f = newFact(category, key, text, 0, this.item, this.item, false);
       known.set(key, f);
       this.order.push(f);
     }
@@ -348,13 +349,15 @@ class Collector {
    * it (turnFactStream), and what it returned stays as it was.
    */
   finish(itemCount: number): FactSet {
-    const order = this.order.map(copyFact);
+    // Copies (fact.ts copyFact): later mentions in the collector leave what it returns as it was.
+    const order = this.order.map((f) => copyFact(f));
     if (this.todos) {
       // Todo facts come last, one per content (a later item of the same content takes the first one's place).
       const todos = new Map<string, Fact>();
       for (const t of this.todos) {
         const seen = this.todoSeen.get(t.content.toLowerCase())!;
-        const f: Fact = { category: 'todo', key: t.content.toLowerCase(), text: t.content, mentions: seen.mentions, firstItem: seen.first, lastItem: this.lastTodoItem, userNamed: false, status: t.status };
+        const f = newFact('todo', t.content.toLowerCase(), t.content, seen.mentions, seen.first, this.lastTodoItem, false);
+        f.status = t.status;
         const prev = todos.get(f.key);
         if (prev) order[order.indexOf(prev)] = f;
         else order.push(f);
@@ -546,7 +549,3 @@ function feed(c: Collector, from: number, count: number, itemAt: (i: number) => 
   }
 }
 
-/** A fact copied whole (its `actions` too), so later mentions in the collector leave it as it was. */
-function copyFact(f: Fact): Fact {
-  return f.actions ? { ...f, actions: { ...f.actions } } : { ...f };
-}

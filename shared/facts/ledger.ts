@@ -3,6 +3,7 @@
  * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
  * condensed summary's facts are the union of its children's; issue 9).
  */
+import { copyFact, FACT_MEMO } from './fact.js';
 import { detailOf, foldRelativePaths } from './extract.js';
 import { contentWords } from './patterns.js';
 import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
@@ -66,7 +67,8 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
       if (!byKey) byCategory.set(f.category, (byKey = new Map()));
       const prev = byKey.get(f.key);
       if (!prev) {
-        const copy = shiftedCopy(f, offset);
+        // In the one fact shape (fact.ts), its items shifted into the merged timeline.
+        const copy = copyFact(f, f.firstItem + offset, f.lastItem + offset);
         byKey.set(f.key, copy);
         merged.push(copy);
         continue;
@@ -100,27 +102,6 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
   }
   for (const f of facts) f.detail = detailOf(f);
   return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
-}
-
-/**
- * A fact copied for a merge, its items shifted into the merged timeline: every property
- * set in one order, none added and deleted later (a spread that set `actions: undefined`
- * and a later `delete` left each copy a slow dictionary object, and the next merge spread
- * those again).
- */
-function shiftedCopy(f: Fact, offset: number): Fact {
-  const g: Fact = { category: f.category, key: f.key, text: f.text, mentions: f.mentions, firstItem: f.firstItem + offset, lastItem: f.lastItem + offset, userNamed: f.userNamed };
-  if (f.detail !== undefined) g.detail = f.detail;
-  if (f.actions) g.actions = { ...f.actions };
-  if (f.exitCode !== undefined) g.exitCode = f.exitCode;
-  if (f.ok !== undefined) g.ok = f.ok;
-  if (f.failures !== undefined) g.failures = f.failures;
-  if (f.fixed !== undefined) g.fixed = f.fixed;
-  if (f.source !== undefined) g.source = f.source;
-  if (f.status !== undefined) g.status = f.status;
-  const probe = (f as Probed)[PROBE];
-  if (probe) (g as Probed)[PROBE] = probe;
-  return g;
 }
 
 /** What a ledger matches facts against, prepared once per visible text. */
@@ -266,29 +247,75 @@ function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle
 }
 
 /**
- * What survivesIn looks up for a request, error or todo, cut once per fact object and kept on
- * it under a symbol (JSON leaves it out; a merge's copy takes it along, shiftedCopy): a replay
- * asks about every request of the session at each of its summaries, and looking the cut up by
- * the fact's 240-character key cost more than the check itself.
+ * What survivesIn matches a fact by, cut once per fact object and kept in its memo slot
+ * (fact.ts: JSON leaves it out; a merge's copy takes it along): a replay asks about every
+ * fact of the session at each of its summaries, and cutting a 240-character request into runs
+ * and words, a path into segments or a number into its forms each time cost more than the
+ * lookups. One shape for every category (the fields a category does not use are empty).
  */
-interface WordProbe {
+interface Probe {
   key: string;
   text: string;
-  /** requiredRuns(key, false) and isOneRun(key): the `occurs(lower, key)` half. */
+  /** request, error, todo: requiredRuns(key, false) and isOneRun(key) (the `occurs(lower, key)` half) and the text's distinct content words (the word-share half). */
   keyRuns: NeedleCut;
   keyOneRun: boolean;
-  /** The text's distinct content words: the word-share half. */
   words: readonly string[];
+  /** path: its last two segments joined ('' for a path of one segment); command: its needle. */
+  needle: string;
+  /** number: the value's forms (as written, with thousands commas) and its unit. */
+  forms: readonly string[];
+  unit: string;
 }
-const PROBE = Symbol('ledger word probe');
-type Probed = Fact & { [PROBE]?: WordProbe };
+const PROBE = FACT_MEMO;
+type Probed = Fact & { [PROBE]?: Probe };
+const NO_CUT: NeedleCut = { runs: [], at: [] };
 
-function wordProbe(f: Fact): WordProbe {
+function probeOf(f: Fact): Probe {
   const held = (f as Probed)[PROBE];
   if (held && held.key === f.key && held.text === f.text) return held;
-  const probe: WordProbe = { key: f.key, text: f.text, keyRuns: requiredRuns(f.key, false), keyOneRun: isOneRun(f.key), words: [...new Set(contentWords(f.text))] };
-  (f as Probed)[PROBE] = probe;
-  return probe;
+  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: [], needle: '', forms: [], unit: '' };
+  switch (f.category) {
+    case 'request':
+    case 'error':
+    case 'todo':
+      p.keyRuns = requiredRuns(f.key, false);
+      p.keyOneRun = isOneRun(f.key);
+      p.words = [...new Set(contentWords(f.text))];
+      break;
+    case 'path': {
+      const segs = f.key.split('/').filter((x) => x.length > 0);
+      p.needle = segs.length >= 2 ? segs.slice(-2).join('/') : '';
+      break;
+    }
+    case 'command': {
+      const c = f.key.replace(/\s+/g, ' ');
+      p.needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
+      break;
+    }
+    case 'number': {
+      if (f.key.startsWith('$')) break;
+      const sp = f.key.indexOf(' ');
+      const value = f.key.slice(0, sp);
+      const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      p.forms = value === withCommas ? [value] : [value, withCommas];
+      p.unit = f.key.slice(sp + 1);
+      break;
+    }
+    case 'identifier':
+      break;
+    default: {
+      const _exhaustive: never = f.category;
+      return _exhaustive;
+    }
+  }
+  (f as Probed)[PROBE] = p;
+  return p;
+}
+
+/** A number's unit right after its value at `at` (spaces between allowed; '×' also as 'x'). */
+function unitAfter(lower: string, at: number, form: string, unit: string): boolean {
+  const rest = lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
+  return rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'));
 }
 
 /** includesWord(v.raw, needle), the word runs ruling most misses out first (and answering alone for a needle that is one word run). */
@@ -384,36 +411,26 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     case 'path': {
       if (occurs(v, 'raw', f.key)) return true;
       if (f.text !== f.key && (f.text.includes('/') ? occurs(v, 'raw', f.text) : occursAsWord(v, f.text))) return true;
-      const segs = f.key.split('/').filter((s) => s.length > 0);
-      if (segs.length >= 2) return occurs(v, 'raw', segs.slice(-2).join('/'));
+      const tail = probeOf(f).needle;
+      if (tail !== '') return occurs(v, 'raw', tail);
       return occursAsWord(v, f.key);
     }
-    case 'command': {
-      const c = f.key.replace(/\s+/g, ' ');
-      const needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
-      return occurs(v, 'collapsed', needle);
-    }
+    case 'command':
+      return occurs(v, 'collapsed', probeOf(f).needle);
     case 'identifier':
       return occursAsWord(v, f.key);
     case 'number': {
       if (f.key.startsWith('$')) return occurs(v, 'raw', f.key);
-      const sp = f.key.indexOf(' ');
-      const value = f.key.slice(0, sp);
-      const unit = f.key.slice(sp + 1);
-      const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-      const unitAfter = (at: number, form: string) => {
-        const rest = v.lower.slice(at + form.length, at + form.length + unit.length + 2).trimStart();
-        return rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'));
-      };
-      for (const form of value === withCommas ? [value] : [value, withCommas]) {
+      const { forms, unit } = probeOf(f);
+      for (const form of forms) {
         // A value that starts with a digit: its accepted places are indexed (numberStarts).
         if (isDigitCode(form.charCodeAt(0))) {
-          for (const at of numberStarts(v).get(form) ?? []) if (unitAfter(at, form)) return true;
+          for (const at of numberStarts(v).get(form) ?? []) if (unitAfter(v.lower, at, form, unit)) return true;
           continue;
         }
         for (let at = v.lower.indexOf(form); at >= 0; at = v.lower.indexOf(form, at + 1)) {
           if (/[\d.]/.test(v.lower[at - 1] ?? '') || /\d/.test(v.lower[at + form.length] ?? '')) continue;
-          if (unitAfter(at, form)) return true;
+          if (unitAfter(v.lower, at, form, unit)) return true;
         }
       }
       return false;
@@ -421,7 +438,7 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     case 'request':
     case 'error':
     case 'todo': {
-      const p = wordProbe(f);
+      const p = probeOf(f);
       return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, v.words, SURVIVAL_WORD_SHARE);
     }
     default: {

@@ -5,6 +5,7 @@
  * any other text goes through extractFacts as one summary item (paths, `$ cmd` lines,
  * identifiers, numbers with units). Linear in the text's length.
  */
+import { newFact } from '../facts/fact.js';
 import { extractFacts, numberKey } from '../facts/extract.js';
 import { detailOf } from '../facts/extract.js';
 import { canonicalCommand } from '../facts/commands.js';
@@ -43,7 +44,7 @@ export function summaryFacts(text: string): FactSet {
     if (key.length === 0) return;
     const id = `${category}\u0000${key}`;
     if (facts.has(id)) return;
-    facts.set(id, { category, key, text: t, mentions: 1, firstItem: 0, lastItem: 0, userNamed: category === 'request', ...extra });
+    facts.set(id, Object.assign(newFact(category, key, t, 1, 0, 0, category === 'request'), extra));
   };
   let section: SummarySection | null = null;
   for (const line of text.split('\n')) {
