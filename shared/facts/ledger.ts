@@ -3,6 +3,7 @@
  * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
  * condensed summary's facts are the union of its children's; issue 9).
  */
+import { numberEpoch, PresenceSlot, wordNumbers } from './word-numbers.js';
 import { copyFact, FACT_MEMO } from './fact.js';
 import { detailOf, foldRelativePaths } from './extract.js';
 import { contentWords } from './patterns.js';
@@ -164,6 +165,32 @@ function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Map<stri
 }
 
 /**
+ * The numbered runs (word-numbers.ts) of one of an index's texts, marked present for the
+ * index asked about (one index at a time per text kind: a ledger asks about one context).
+ */
+const runSlots = { raw: new PresenceSlot(), collapsed: new PresenceSlot(), lower: new PresenceSlot() };
+function runSlot(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): PresenceSlot {
+  const slot = runSlots[which];
+  slot.activate(
+    v,
+    () => runsOf(v, which).entries(),
+    (w) => runsOf(v, which).get(w),
+  );
+  return slot;
+}
+
+/** The numbered content words of an index's text, marked present likewise. */
+const wordSlot = new PresenceSlot();
+function wordsPresent(v: VisibleIndex): PresenceSlot {
+  wordSlot.activate(
+    v,
+    () => [...v.words].map((w): [string, boolean] => [w, true]),
+    (w) => v.words.has(w),
+  );
+  return wordSlot;
+}
+
+/**
  * A necessary condition for `needle` occurring in the text whose word runs are `runs`, so a
  * fact the context lost costs a few set lookups instead of a scan of the whole context (a
  * replay checks every fact of a long session against a context of ~100k tokens): every run
@@ -177,10 +204,12 @@ export function mayOccur(runs: { has(run: string): boolean }, needle: string, wh
   return true;
 }
 
-/** The runs mayOccur looks up for a needle, and where each starts in the needle. */
+/** The runs mayOccur looks up for a needle, where each starts in the needle, and their numbers (word-numbers.ts, of `epoch`). */
 interface NeedleCut {
   runs: readonly string[];
   at: readonly number[];
+  ids: Int32Array;
+  epoch: number;
 }
 
 /**
@@ -192,7 +221,7 @@ const runsOfNeedle = [new Map<string, NeedleCut>(), new Map<string, NeedleCut>()
 function requiredRuns(needle: string, wholeWord: boolean): NeedleCut {
   const memo = runsOfNeedle[wholeWord ? 1 : 0];
   let out = memo.get(needle);
-  if (out) return out;
+  if (out && out.epoch === numberEpoch()) return out;
   const runs: string[] = [];
   const at: number[] = [];
   let start = -1;
@@ -208,7 +237,8 @@ function requiredRuns(needle: string, wholeWord: boolean): NeedleCut {
     }
   }
   if (memo.size >= 50_000) memo.clear();
-  memo.set(needle, (out = { runs, at }));
+  const ids = wordNumbers(runs);
+  memo.set(needle, (out = { runs, at, ids, epoch: numberEpoch() }));
   return out;
 }
 
@@ -225,14 +255,15 @@ export function occurs(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', ne
  * whole text.
  */
 function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle: string, inner: NeedleCut, oneRun: boolean): boolean {
-  const runs = runsOf(v, which);
   // A whole word run of the text is a substring of it (only a needle of one run can be one).
-  if (oneRun && runs.has(needle)) return true;
-  let rarest: number[] | null = null;
+  if (oneRun && runsOf(v, which).has(needle)) return true;
+  const present = runSlot(v, which);
+  let rarest: readonly number[] | null = null;
   let offset = 0;
-  for (let k = 0; k < inner.runs.length; k++) {
-    const places = runs.get(inner.runs[k]);
-    if (!places) return false;
+  for (let k = 0; k < inner.ids.length; k++) {
+    const id = inner.ids[k];
+    if (!present.has(id)) return false;
+    const places = present.placesOf(id);
     if (!rarest || places.length < rarest.length) {
       rarest = places;
       offset = inner.at[k];
@@ -259,28 +290,31 @@ interface Probe {
   /** request, error, todo: requiredRuns(key, false) and isOneRun(key) (the `occurs(lower, key)` half) and the text's distinct content words (the word-share half). */
   keyRuns: NeedleCut;
   keyOneRun: boolean;
-  words: readonly string[];
+  words: Int32Array;
   /** path: its last two segments joined ('' for a path of one segment); command: its needle. */
   needle: string;
   /** number: the value's forms (as written, with thousands commas) and its unit. */
   forms: readonly string[];
   unit: string;
+  /** Its words' numbers are of this epoch (word-numbers.ts). */
+  epoch: number;
 }
 const PROBE = FACT_MEMO;
 type Probed = Fact & { [PROBE]?: Probe };
-const NO_CUT: NeedleCut = { runs: [], at: [] };
+const NO_CUT: NeedleCut = { runs: [], at: [], ids: new Int32Array(0), epoch: -1 };
+const NO_WORDS = new Int32Array(0);
 
 function probeOf(f: Fact): Probe {
   const held = (f as Probed)[PROBE];
-  if (held && held.key === f.key && held.text === f.text) return held;
-  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: [], needle: '', forms: [], unit: '' };
+  if (held && held.key === f.key && held.text === f.text && held.epoch === numberEpoch()) return held;
+  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: NO_WORDS, needle: '', forms: [], unit: '', epoch: numberEpoch() };
   switch (f.category) {
     case 'request':
     case 'error':
     case 'todo':
       p.keyRuns = requiredRuns(f.key, false);
       p.keyOneRun = isOneRun(f.key);
-      p.words = [...new Set(contentWords(f.text))];
+      p.words = wordNumbers([...new Set(contentWords(f.text))]);
       break;
     case 'path': {
       const segs = f.key.split('/').filter((x) => x.length > 0);
@@ -366,17 +400,17 @@ function numberStarts(v: VisibleIndex): Map<string, number[]> {
 }
 
 /**
- * Whether at least `share` of a text's distinct content words (`mine`) are among the visible
- * words (false for a text with none). Stops as soon as the answer is known: a lost request
+ * Whether at least `share` of a text's distinct content words (`mine`, numbered) are among the
+ * visible words (false for a text with none). Stops as soon as the answer is known: a lost request
  * misses most of its words, and a replay asks about every request of the session at each summary.
  */
-function sharesWords(mine: readonly string[], words: ReadonlySet<string>, share: number): boolean {
+function sharesWords(mine: Int32Array, words: PresenceSlot, share: number): boolean {
   const size = mine.length;
   if (size === 0) return false;
   let hit = 0;
   let miss = 0;
-  for (const w of mine) {
-    if (words.has(w)) {
+  for (let i = 0; i < size; i++) {
+    if (words.has(mine[i])) {
       if (++hit / size >= share) return true;
     } else if ((size - ++miss) / size < share) return false;
   }
@@ -439,7 +473,7 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     case 'error':
     case 'todo': {
       const p = probeOf(f);
-      return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, v.words, SURVIVAL_WORD_SHARE);
+      return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, wordsPresent(v), SURVIVAL_WORD_SHARE);
     }
     default: {
       const _exhaustive: never = f.category;

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
-import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, topLedgerOf, visibleIndex, type Fact, type FactSet } from '../../shared/facts/index.js';
+import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, survivesIn, SURVIVAL_WORD_SHARE, topLedgerOf, visibleIndex, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
 import { mayOccur, occurs, wordRuns } from '../../shared/facts/ledger.js';
 import { extractTurnFacts, turnFactStream } from '../../shared/facts/extract.js';
-import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
+import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, STOPWORDS, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
 const text = (t: string): ContentBlock => ({ type: 'text', text: t });
@@ -258,6 +258,64 @@ describe('extractFacts on the real fixtures', () => {
       expect(JSON.stringify(first)).toBe(firstJson);
     }
     expect(calls).toBe(f.sessions.length * 3);
+  });
+
+  it('survivesIn is its rules read plainly (string scans, word sets), for every fact of every fixture session, checked against two contexts in turns', () => {
+    // The rules of survivesIn (ledger.ts) with no index, prefilter, memo or numbered words: the reference.
+    const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
+    const includesWord = (hay: string, n: string) => {
+      for (let at = hay.indexOf(n); at >= 0; at = hay.indexOf(n, at + 1)) if ((!isWord(n[0]) || !isWord(hay[at - 1])) && (!isWord(n[n.length - 1]) || !isWord(hay[at + n.length]))) return true;
+      return false;
+    };
+    const contentSet = (t: string) => new Set([...t.toLowerCase().matchAll(/[a-z][a-z0-9_]{2,}/g)].map((m) => m[0]).filter((w) => !STOPWORDS.has(w)));
+    const plain = (fact: Fact, raw: string): boolean => {
+      const collapsed = raw.replace(/\s+/g, ' ');
+      const lower = collapsed.toLowerCase();
+      switch (fact.category) {
+        case 'path': {
+          if (raw.includes(fact.key)) return true;
+          if (fact.text !== fact.key && (fact.text.includes('/') ? raw.includes(fact.text) : includesWord(raw, fact.text))) return true;
+          const segs = fact.key.split('/').filter((x) => x.length > 0);
+          return segs.length >= 2 ? raw.includes(segs.slice(-2).join('/')) : includesWord(raw, fact.key);
+        }
+        case 'command': {
+          const c = fact.key.replace(/\s+/g, ' ');
+          return collapsed.includes(c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, ''));
+        }
+        case 'identifier':
+          return includesWord(raw, fact.key);
+        case 'number':
+          return survives(fact, raw); // held to its plain scan by the test below
+        default: {
+          if (lower.includes(fact.key)) return true;
+          const mine = contentSet(fact.text);
+          const seen = contentSet(raw);
+          return mine.size > 0 && [...mine].filter((w) => seen.has(w)).length / mine.size >= SURVIVAL_WORD_SHARE;
+        }
+      }
+    };
+    let checked = 0;
+    let kept = 0;
+    const wrong: string[] = [];
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const half = Math.floor(items.length / 2);
+      const texts = [items.slice(half).map((i) => i.text).join('\n'), items.slice(0, half).map((i) => i.text).join('\n')];
+      const indexes = texts.map((t) => visibleIndex(t));
+      const facts = extractFacts(items).facts;
+      // Alternating between the two contexts fact by fact: each check switches the marked text.
+      for (const fact of facts) {
+        for (let k = 0; k < 2; k++) {
+          const want = plain(fact, texts[k]);
+          checked++;
+          if (want) kept++;
+          if (survivesIn(fact, indexes[k]) !== want && wrong.length < 5) wrong.push(`${fact.category} ${fact.key}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // 1,024 facts of the 20 fixture sessions, each against both halves of its session.
+    expect([checked, kept]).toEqual([2048, 1405]);
   });
 
   it('a number survives where the plain scan finds it: its value (commas optional) not inside a longer number, then its unit', () => {
