@@ -51,7 +51,11 @@ function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>
   }
   if (s.turnPositions.length > 0) parts.push(rangeFacts(db, s.sessionId, Math.min(...s.turnPositions), Math.max(...s.turnPositions), memory));
   if (parts.length === 0) return rangeFacts(db, s.sessionId, s.firstPosition, s.lastPosition, memory);
-  return parts.length === 1 ? parts[0] : mergeFactSets(parts);
+  if (parts.length === 1) return parts[0];
+  // A replay's child is condensed once (into this summary): its span facts are taken over, not copied.
+  const first = s.childIds.length > 0 && memory?.spanFacts.get(s.childIds[0]) === parts[0];
+  if (first) for (const c of s.childIds) memory!.spanFacts.delete(c);
+  return mergeFactSets(parts, { intoFirst: first });
 }
 
 /**

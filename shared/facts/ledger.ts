@@ -36,8 +36,12 @@ export function salience(f: Fact, itemCount: number): number {
  * `todos: 'latest'` (a condensed summary: "state is the latest child's state"): the todo
  * list is the latest set's that has one, not the union of every list the span ever had,
  * since a todo list is replaced whole on each update.
+ *
+ * `intoFirst`: the first set's facts become the result's (updated in place, not copied), for a
+ * caller that never reads the first set again — a replay's summary merging the span of the
+ * one before it (a rolling replay would copy every fact so far at each summary).
  */
-export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest' }): FactSet {
+export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest'; intoFirst?: boolean }): FactSet {
   // Facts in first-seen order, found by key in one map per category: a request's key is up
   // to 240 characters, and joining it to its category cost a string build and a hash per
   // fact per merge (a rolling replay merges every fact so far at each of its summaries).
@@ -68,8 +72,9 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
       if (!byKey) byCategory.set(f.category, (byKey = new Map()));
       const prev = byKey.get(f.key);
       if (!prev) {
-        // In the one fact shape (fact.ts), its items shifted into the merged timeline.
-        const copy = copyFact(f, f.firstItem + offset, f.lastItem + offset);
+        // In the one fact shape (fact.ts), its items shifted into the merged timeline; the first
+        // set's own facts when the caller gives them up (`intoFirst`).
+        const copy = si === 0 && opts?.intoFirst ? f : copyFact(f, f.firstItem + offset, f.lastItem + offset);
         byKey.set(f.key, copy);
         merged.push(copy);
         continue;

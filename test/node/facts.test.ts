@@ -218,6 +218,21 @@ describe('extractFacts on the real fixtures', () => {
     expect(checked - found).toBeGreaterThan(10_000);
   });
 
+  it('mergeFactSets with intoFirst is the same merge, taking over the first set\'s facts instead of copying them', () => {
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const cut = (k: number) => Math.floor((items.length * k) / 3);
+      const parts = () => [extractFacts(items.slice(0, cut(1))), extractFacts(items.slice(cut(1), cut(2))), extractFacts(items.slice(cut(2)))];
+      const copied = mergeFactSets(parts(), { todos: 'latest' });
+      const own = parts();
+      const taken = mergeFactSets(own, { todos: 'latest', intoFirst: true });
+      expect(taken).toEqual(copied);
+      // The first set's facts are the result's own objects; the others' are copies.
+      if (own[0].facts.some((x) => x.category !== 'todo')) expect(taken.facts.some((x) => own[0].facts.includes(x))).toBe(true);
+      expect(taken.facts.some((x) => own[1].facts.includes(x) || own[2].facts.includes(x))).toBe(false);
+    }
+  });
+
   it('topLedgerOf is summaryLedgerOf(ledgerOf(...)) on every fixture session: same retention, same top facts in the same order', () => {
     // Each session's facts against its own later half and against the other half's text, and
     // with tops of 0, 1, 3 and 20; merged sets too (the per-summary ledgers of a condensation).
