@@ -345,12 +345,13 @@ class Collector {
   }
 
   /**
-   * The facts of the items so far, as copies: the collector can go on with more items after
-   * it (turnFactStream), and what it returned stays as it was.
+   * The facts of the items so far. `goOn`: the collector will read more items after this
+   * (turnFactStream), so the facts this step rewrites (paths: shortened, folded) are copies
+   * (fact.ts copyFact) and the collector's own stay as they were; the others are the
+   * collector's, which later items go on updating.
    */
-  finish(itemCount: number): FactSet {
-    // Copies (fact.ts copyFact): later mentions in the collector leave what it returns as it was.
-    const order = this.order.map((f) => copyFact(f));
+  finish(itemCount: number, goOn = false): FactSet {
+    const order = goOn ? this.order.map((f) => (f.category === 'path' ? copyFact(f) : f)) : this.order;
     if (this.todos) {
       // Todo facts come last, one per content (a later item of the same content takes the first one's place).
       const todos = new Map<string, Fact>();
@@ -482,9 +483,10 @@ export function extractTurnFacts(turns: ReadonlyArray<Pick<Turn, 'role' | 'block
 /**
  * extractTurnFacts for lists of turns that grow: given a list that starts with the turns of
  * the previous call (the same objects, in order), it reads only the new ones and returns
- * exactly extractTurnFacts(turns); any other list is read from its start. A replay's grouped
- * firing ledgers over a rolling strategy compact every turn so far at each (the session's
- * prefix, growing), so this reads the session once instead of once per ledger.
+ * exactly extractTurnFacts(turns); any other list is read from its start. What it returns is
+ * valid until its next call (reading more turns updates the facts it shares). A replay's
+ * ledgers over a rolling strategy read the session's prefix, growing, at each summary and each
+ * grouped firing: this reads the session once instead of once per ledger.
  */
 export function turnFactStream(): (turns: ReadonlyArray<Pick<Turn, 'role' | 'blocks'>>) => FactSet {
   let collector = new Collector();
@@ -498,7 +500,7 @@ export function turnFactStream(): (turns: ReadonlyArray<Pick<Turn, 'role' | 'blo
     }
     feed(collector, read.length, turns.length, (i) => turnToItem(turns[i]));
     read = turns.slice();
-    return collector.finish(turns.length);
+    return collector.finish(turns.length, true);
   };
 }
 
