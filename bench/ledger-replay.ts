@@ -85,13 +85,15 @@ export async function benchLedgerReplay(opts: { turns: number; runs?: number; pr
   }
   if (opts.dump) fs.writeFileSync(opts.dump, JSON.stringify(fl));
   if (opts.profile) await profileOnce(opts.profile, () => firingLedger(input));
-  const kept = fl ? fl.ledger.kept.length : 0;
+  // Counted from the retention: the stored ledger lists only its top facts.
+  const counts = fl ? Object.values(fl.ledger.retention) : [];
+  const kept = counts.reduce((n, c) => n + c.kept, 0);
   return {
     turns: opts.turns,
     firings,
     ledgerTurns: input.turns.length,
     compacted: fl?.compactedPositions.length ?? 0,
-    facts: fl ? kept + fl.ledger.lost.length : 0,
+    facts: counts.reduce((n, c) => n + c.total, 0),
     kept,
     medianMs: Math.round(median(wall)),
     cpuMedianMs: Math.round(median(cpu)),
