@@ -129,16 +129,21 @@ const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) |
 /** The maximal runs of word characters (JS's `\w`: [A-Za-z0-9_]) of a text. */
 export function wordRuns(text: string): Set<string> {
   const out = new Set<string>();
+  eachRun(text, (start, end) => out.add(text.slice(start, end)));
+  return out;
+}
+
+/** Calls `fn(start, end)` for each maximal run of word characters of a text, in order. */
+function eachRun(text: string, fn: (start: number, end: number) => void): void {
   let start = -1;
   for (let i = 0; i <= text.length; i++) {
     if (i < text.length && isWordCode(text.charCodeAt(i))) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      out.add(text.slice(start, i));
+      fn(start, i);
       start = -1;
     }
   }
-  return out;
 }
 
 const runsMemo = new WeakMap<VisibleIndex, { raw?: Map<string, number[]>; collapsed?: Map<string, number[]>; lower?: Map<string, number[]> }>();
@@ -150,23 +155,17 @@ const runsMemo = new WeakMap<VisibleIndex, { raw?: Map<string, number[]>; collap
 function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Map<string, number[]> {
   let memo = runsMemo.get(v);
   if (!memo) runsMemo.set(v, (memo = {}));
-  let runs = memo[which];
-  if (runs) return runs;
-  runs = memo[which] = new Map();
+  const known = memo[which];
+  if (known) return known;
+  const found = (memo[which] = new Map<string, number[]>());
   const text = v[which];
-  let start = -1;
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && isWordCode(text.charCodeAt(i))) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      const run = text.slice(start, i);
-      const list = runs.get(run);
-      if (list) list.push(start);
-      else runs.set(run, [start]);
-      start = -1;
-    }
-  }
-  return runs;
+  eachRun(text, (start, end) => {
+    const run = text.slice(start, end);
+    const list = found.get(run);
+    if (list) list.push(start);
+    else found.set(run, [start]);
+  });
+  return found;
 }
 
 /**
@@ -229,18 +228,11 @@ function requiredRuns(needle: string, wholeWord: boolean): NeedleCut {
   if (out && out.epoch === numberEpoch()) return out;
   const runs: string[] = [];
   const at: number[] = [];
-  let start = -1;
-  for (let i = 0; i <= needle.length; i++) {
-    if (i < needle.length && isWordCode(needle.charCodeAt(i))) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      if (wholeWord || (start > 0 && i < needle.length)) {
-        runs.push(needle.slice(start, i));
-        at.push(start);
-      }
-      start = -1;
-    }
-  }
+  eachRun(needle, (start, end) => {
+    if (!wholeWord && (start === 0 || end === needle.length)) return;
+    runs.push(needle.slice(start, end));
+    at.push(start);
+  });
   if (memo.size >= 50_000) memo.clear();
   const ids = wordNumbers(runs);
   memo.set(needle, (out = { runs, at, ids, epoch: numberEpoch() }));
@@ -347,6 +339,8 @@ function probeOf(f: Fact): Probe {
       return _exhaustive;
     }
   }
+  // Numbers dealt again while cutting (word-numbers.ts): cut again, all of the new epoch.
+  if (p.epoch !== numberEpoch() || (p.keyRuns !== NO_CUT && p.keyRuns.epoch !== p.epoch)) return probeOf(f);
   (f as Probed)[PROBE] = p;
   return p;
 }

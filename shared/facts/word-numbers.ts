@@ -18,25 +18,30 @@ export function numberEpoch(): number {
   return epoch;
 }
 
+/** Forgets every number (what happens when they run out; the tests call it directly): what holds one cuts again. */
+export function dealAgain(): void {
+  numbers.clear();
+  epoch++;
+  for (const s of slots) s.forget();
+}
+
 /** The number of a word, dealt on first sight; the texts marked present learn it too. */
 export function wordNumber(word: string): number {
   let n = numbers.get(word);
   if (n !== undefined) return n;
-  if (numbers.size >= MAX_NUMBERS) {
-    numbers.clear();
-    epoch++;
-    for (const s of slots) s.forget();
-  }
+  if (numbers.size >= MAX_NUMBERS) dealAgain();
   n = numbers.size;
   numbers.set(word, n);
   for (const s of slots) s.learn(word, n);
   return n;
 }
 
+/** The numbers of several words, all of one epoch (dealt again whole if the numbers ran out on the way). */
 export function wordNumbers(words: readonly string[]): Int32Array {
+  const at = epoch;
   const out = new Int32Array(words.length);
   for (let i = 0; i < words.length; i++) out[i] = wordNumber(words[i]);
-  return out;
+  return epoch === at ? out : wordNumbers(words);
 }
 
 const PRESENT: readonly number[] = [];
@@ -44,7 +49,8 @@ const PRESENT: readonly number[] = [];
 /**
  * Which numbered words one text at a time holds, with where each stands (its places); a
  * slot serves one kind of question (the raw text's runs, the lowercased text's runs, the
- * content words), and switching it to another text marks that text's words again.
+ * content words), and switching it to another text marks that text's words again. A slot
+ * holds on to the last text it marked until another is.
  */
 export class PresenceSlot {
   private stamp = new Int32Array(1024);

@@ -10,6 +10,7 @@ import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
 import { mayOccur, occurs, wordRuns } from '../../shared/facts/ledger.js';
 import { extractTurnFacts, turnFactStream } from '../../shared/facts/extract.js';
+import { dealAgain } from '../../shared/facts/word-numbers.js';
 import { COMMON_ROOTS, FILE_EXT_RE, knownPathsIn, pathOf, pathsIn, STOPWORDS, TOKEN_SPLIT_RE, URL_RE } from '../../shared/facts/patterns.js';
 
 let toolId = 0;
@@ -216,6 +217,25 @@ describe('extractFacts on the real fixtures', () => {
     expect(wrong).toEqual([]);
     expect(found).toBeGreaterThan(10_000);
     expect(checked - found).toBeGreaterThan(10_000);
+  });
+
+  it('a ledger is the same after the word numbers are dealt again (as when they run out), before or between its checks', () => {
+    for (const s of f.sessions.slice(0, 6)) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const facts = extractFacts(items);
+      const seen = items.slice(Math.floor(items.length / 2)).map((i) => i.text).join('\n');
+      const want = summaryLedgerOf(ledgerOf(facts, seen));
+      dealAgain();
+      expect(topLedgerOf(facts, seen)).toEqual(want);
+      // Dealt again while a context is marked and the facts hold numbers of the old epoch.
+      const v = visibleIndex(seen);
+      const uninterrupted = facts.facts.map((x) => survivesIn(x, v));
+      const interrupted = facts.facts.map((x, i) => {
+        if (i % 7 === 3) dealAgain();
+        return survivesIn(x, v);
+      });
+      expect(interrupted).toEqual(uninterrupted);
+    }
   });
 
   it('mergeFactSets with intoFirst is the same merge, taking over the first set\'s facts instead of copying them', () => {
