@@ -11,6 +11,7 @@ import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import type { OverheadFit } from '../../shared/usage/overhead.js';
+import type { ModelCallUsage } from '../../shared/usage/types.js';
 import { useReplayRun, useSessionDetail, useSessionUsage, useSettings } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
@@ -127,6 +128,8 @@ export interface TimelineState {
 }
 
 const NO_COMPACTIONS: ExternalCompactionInfo[] = [];
+/** One empty list, so the session's replay inputs are built once (replayInputs keeps them per turns, usage and compactions). */
+const NO_USAGE: ModelCallUsage[] = [];
 
 /** How long parameters stay still before the projected timeline is recomputed. */
 const PROJECTION_SETTLE_MS = 60;
@@ -155,7 +158,7 @@ export function useTimeline(wb: Workbench): TimelineState {
     if (settled.metas.length === 0 || !settled.usageDone || settled.sessionId === null) return;
     let live = true;
     // The very inputs and timeline the engine's replay uses (shared/replay/timeline.ts), with projected summaries.
-    const source = { sessionId: settled.sessionId, metas: settled.metas, usage: settled.usage?.calls ?? [], fit: settled.usage?.overhead ?? null, external: settled.external };
+    const source = { sessionId: settled.sessionId, metas: settled.metas, usage: settled.usage?.calls ?? NO_USAGE, fit: settled.usage?.overhead ?? null, external: settled.external };
     const inputs = replayInputs(source);
     (async () => {
       try {

@@ -1,9 +1,9 @@
 /**
  * Prompt caching per provider, from the published rules, and the cost of model calls
  * under it. Two uses:
- * - `simulateCalls`: a sequence of calls the app builds (a replay, a counterfactual
- *   strategy, a baseline) → what each would have read from the cache, written to it, sent
- *   uncached, and cost.
+ * - `simulateCallColumns` (and `simulateCalls`, the same over objects): a sequence of calls
+ *   the app builds (a replay, a counterfactual strategy, a baseline) → what each would have
+ *   read from the cache, written to it, sent uncached, and cost.
  * - `priceRecordedUsage`: a call the source recorded (ModelCallUsage) → what it cost.
  * Prices come from the one table (prices.ts). docs/cost.md lists the simplifications.
  *
@@ -22,7 +22,7 @@
  * it never invents a hit the provider may not give); `opts.ttl` does not apply.
  */
 import type { ModelCallUsage } from '../usage/types.js';
-import { priceOf, type Provider, type ResolvedPrice, type UserPrices } from './prices.js';
+import { priceOf, type Provider, type UserPrices } from './prices.js';
 
 export type CacheTtl = '5m' | '1h';
 
@@ -75,55 +75,98 @@ export interface SimOptions {
 
 const PER_MILLION = 1_000_000;
 
-function callCost(p: ResolvedPrice, ttl: CacheTtl, c: SimCall, read: number, write: number): CallCost {
-  const uncached = c.promptTokens - read - write;
-  const writeRate = ttl === '1h' ? p.cacheWrite1h : p.cacheWrite5m;
-  return {
-    promptTokens: c.promptTokens,
-    cacheReadTokens: read,
-    cacheWriteTokens: write,
-    uncachedInputTokens: uncached,
-    outputTokens: c.outputTokens,
-    costUsd: (read * p.cacheRead + write * writeRate + uncached * p.input + c.outputTokens * p.output) / PER_MILLION,
-  };
+/** The calls to simulate as columns (a replay's 50,000 calls: no object per call). A NaN time is unknown. */
+export interface SimColumns {
+  count: number;
+  promptTokens: ArrayLike<number>;
+  sharedPrefixTokens: ArrayLike<number>;
+  outputTokens: ArrayLike<number>;
+  timestampMs: ArrayLike<number>;
 }
 
-/** The prefix the previous call left in the cache and this call can reuse (0 on the first call or after expiry). */
-function reusablePrefix(prev: SimCall | null, c: SimCall, expiryMs: number): number {
-  if (prev === null) return 0;
-  const gap = c.timestampMs !== null && prev.timestampMs !== null ? c.timestampMs - prev.timestampMs : null;
-  if (gap !== null && gap > expiryMs) return 0;
-  return Math.max(0, Math.min(c.sharedPrefixTokens, prev.promptTokens, c.promptTokens));
+/** What each call read, wrote, sent uncached and cost (index = call), with their sums in call order. */
+export interface CostColumns {
+  count: number;
+  cacheReadTokens: Float64Array;
+  cacheWriteTokens: Float64Array;
+  uncachedInputTokens: Float64Array;
+  costUsd: Float64Array;
+  totals: CostTotals;
+}
+
+/**
+ * Per call: cache reads, writes, uncached input and cost under the model's provider rules.
+ * The one simulation (simulateCalls reads its objects through it).
+ */
+export function simulateCallColumns(c: SimColumns, opts: SimOptions): CostColumns {
+  const price = priceOf(opts.model, opts.userPrices);
+  const provider: Provider = price.provider ?? opts.provider ?? 'openai';
+  if (provider !== 'anthropic' && provider !== 'openai') {
+    const unreachable: never = provider;
+    throw new Error(`unknown provider ${String(unreachable)}`);
+  }
+  const n = c.count;
+  const buffer = new ArrayBuffer(4 * 8 * n);
+  const out: CostColumns = {
+    count: n,
+    cacheReadTokens: new Float64Array(buffer, 0, n),
+    cacheWriteTokens: new Float64Array(buffer, 8 * n, n),
+    uncachedInputTokens: new Float64Array(buffer, 16 * n, n),
+    costUsd: new Float64Array(buffer, 24 * n, n),
+    totals: { calls: n, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 },
+  };
+  const anthropic = provider === 'anthropic';
+  const expiryMs = anthropic ? CACHE_TTL_MS[opts.ttl] : OPENAI_IDLE_EXPIRY_MS;
+  const writeRate = opts.ttl === '1h' ? price.cacheWrite1h : price.cacheWrite5m;
+  const t = out.totals;
+  for (let k = 0; k < n; k++) {
+    const prompt = c.promptTokens[k];
+    // The prefix the previous call left in the cache and this call can reuse (0 on the first call or after expiry;
+    // an unknown time on either side: assume nothing expired).
+    let shared = 0;
+    if (k > 0 && !(c.timestampMs[k] - c.timestampMs[k - 1] > expiryMs)) shared = Math.max(0, Math.min(c.sharedPrefixTokens[k], c.promptTokens[k - 1], prompt));
+    // Anthropic, one breakpoint at the end of the prompt: read what the previous prompt cached, write the rest.
+    // OpenAI: a hit from 1,024 shared tokens, in 128-token steps; nothing written.
+    const read = anthropic ? shared : shared >= OPENAI_MIN_CACHED_TOKENS ? Math.floor(shared / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT : 0;
+    const write = anthropic ? prompt - read : 0;
+    const uncached = prompt - read - write;
+    const output = c.outputTokens[k];
+    const cost = (read * price.cacheRead + write * writeRate + uncached * price.input + output * price.output) / PER_MILLION;
+    out.cacheReadTokens[k] = read;
+    out.cacheWriteTokens[k] = write;
+    out.uncachedInputTokens[k] = uncached;
+    out.costUsd[k] = cost;
+    t.promptTokens += prompt;
+    t.cacheReadTokens += read;
+    t.cacheWriteTokens += write;
+    t.uncachedInputTokens += uncached;
+    t.outputTokens += output;
+    t.costUsd += cost;
+  }
+  return out;
 }
 
 /** Per call: cache reads, writes, uncached input and cost under the model's provider rules. */
 export function simulateCalls(calls: readonly SimCall[], opts: SimOptions): CallCost[] {
-  const price = priceOf(opts.model, opts.userPrices);
-  const provider: Provider = price.provider ?? opts.provider ?? 'openai';
-  const out: CallCost[] = [];
-  let prev: SimCall | null = null;
-  for (const c of calls) {
-    switch (provider) {
-      case 'anthropic': {
-        // One breakpoint at the end of the prompt: read what the previous prompt cached, write the rest.
-        const read = reusablePrefix(prev, c, CACHE_TTL_MS[opts.ttl]);
-        out.push(callCost(price, opts.ttl, c, read, c.promptTokens - read));
-        break;
-      }
-      case 'openai': {
-        const shared = reusablePrefix(prev, c, OPENAI_IDLE_EXPIRY_MS);
-        const read = shared >= OPENAI_MIN_CACHED_TOKENS ? Math.floor(shared / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT : 0;
-        out.push(callCost(price, opts.ttl, c, read, 0));
-        break;
-      }
-      default: {
-        const unreachable: never = provider;
-        throw new Error(`unknown provider ${String(unreachable)}`);
-      }
-    }
-    prev = c;
-  }
-  return out;
+  const n = calls.length;
+  const cols = simulateCallColumns(
+    {
+      count: n,
+      promptTokens: calls.map((c) => c.promptTokens),
+      sharedPrefixTokens: calls.map((c) => c.sharedPrefixTokens),
+      outputTokens: calls.map((c) => c.outputTokens),
+      timestampMs: calls.map((c) => c.timestampMs ?? NaN),
+    },
+    opts,
+  );
+  return calls.map((c, k) => ({
+    promptTokens: c.promptTokens,
+    cacheReadTokens: cols.cacheReadTokens[k],
+    cacheWriteTokens: cols.cacheWriteTokens[k],
+    uncachedInputTokens: cols.uncachedInputTokens[k],
+    outputTokens: c.outputTokens,
+    costUsd: cols.costUsd[k],
+  }));
 }
 
 /** Sums of a run of calls. */

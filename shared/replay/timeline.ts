@@ -12,11 +12,11 @@
 import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SourceCompactionEvent } from '../contract.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { PreparedStrategy } from '../strategies/index.js';
-import { priceRecordedUsage, simulateCalls, totals as costTotals, type CallCost } from '../cost/caching.js';
+import { priceRecordedUsage, simulateCallColumns, type CostTotals } from '../cost/caching.js';
 import { priceOf, type UserPrices } from '../cost/prices.js';
 import { DEFAULT_OVERHEAD_TOKENS, type OverheadFit } from '../usage/overhead.js';
 import { reportedContext, type ModelCallUsage } from '../usage/types.js';
-import { callsOf, contextOf, type ContextModel, type LiveCall, type LiveCallRecord, type LiveFiring, type LiveResult } from './live.js';
+import { callsOf, contextOf, type ContextModel, type LiveCall, type LiveFiring, type LiveResult } from './live.js';
 
 /** The context window the "no compaction" baseline overflows, when the variant names none. */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -48,6 +48,17 @@ export interface ReplayInputs {
 const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) || null : null);
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/** A column as the contract's plain array (a loop: Array.from walks a typed array through its iterator, ~10× slower). */
+function arrayOf(xs: ArrayLike<number>): number[];
+function arrayOf<T>(xs: ArrayLike<number>, f: (x: number) => T): T[];
+function arrayOf<T>(xs: ArrayLike<number>, f?: (x: number) => T): Array<T | number> {
+  const n = xs.length;
+  const out = new Array<T | number>(n);
+  if (f) for (let k = 0; k < n; k++) out[k] = f(xs[k]);
+  else for (let k = 0; k < n; k++) out[k] = xs[k];
+  return out;
+}
+
 /** The model the session's calls were priced as, and the cache lifetime its writes used. */
 function pricingOf(usage: readonly ModelCallUsage[]): ReplayInputs['pricing'] {
   const counts = new Map<string, number>();
@@ -63,6 +74,12 @@ function pricingOf(usage: readonly ModelCallUsage[]): ReplayInputs['pricing'] {
 }
 
 export function replayInputs(src: ReplaySource): ReplayInputs {
+  const model: ReplayInputs['model'] = src.fit ? { a: src.fit.a, b: src.fit.b, source: 'fit' } : { a: src.overheadTokens ?? DEFAULT_OVERHEAD_TOKENS, b: 1, source: 'parameter' };
+  // The calls are a function of the (immutable) turns, usage and source compactions: built once
+  // for them, not once per projection (the window projects on every settled slider move, and
+  // the live loop keeps its call columns per call list).
+  const known = inputsOf.get(src.metas);
+  if (known && known.usage === src.usage && known.external === src.external) return { ...known.inputs, model };
   const usageByPosition = new Map(src.usage.map((u) => [u.position, u]));
   // Until the source compacted, what it reported is what the uncompacted transcript cost to send.
   const sentUncompacted = src.external.reduce((p, x) => Math.min(p, x.boundaryPosition), Infinity);
@@ -70,9 +87,12 @@ export function replayInputs(src: ReplaySource): ReplayInputs {
     const u = usageByPosition.get(p);
     return { timestampMs: ms(u?.timestamp), outputTokens: u?.placeholder ? null : (u?.outputTokens ?? null), reportedContext: u && p < sentUncompacted ? reportedContext(u) : null };
   });
-  const model: ReplayInputs['model'] = src.fit ? { a: src.fit.a, b: src.fit.b, source: 'fit' } : { a: src.overheadTokens ?? DEFAULT_OVERHEAD_TOKENS, b: 1, source: 'parameter' };
-  return { calls, model, pricing: pricingOf(src.usage), usageByPosition };
+  const inputs = { calls, pricing: pricingOf(src.usage), usageByPosition };
+  inputsOf.set(src.metas, { usage: src.usage, external: src.external, inputs });
+  return { ...inputs, model };
 }
+
+const inputsOf = new WeakMap<readonly TurnMeta[], { usage: ReplaySource['usage']; external: ReplaySource['external']; inputs: Omit<ReplayInputs, 'model'> }>();
 
 /** A live result's firings as the contract's events (summary ids as the store that made them numbered them). */
 export function firingEvents(firings: readonly LiveFiring[]): ReplayEventInfo[] {
@@ -94,8 +114,7 @@ export function firingEvents(firings: readonly LiveFiring[]): ReplayEventInfo[] 
   }));
 }
 
-function totalsOf(costs: readonly CallCost[], context: ReadonlyArray<number | null>, extra: { summarizerCostUsd: number; firings: number; maxDepth: number }): ReplayTotals {
-  const t = costTotals(costs);
+function totalsOf(t: CostTotals, context: ReadonlyArray<number | null>, extra: { summarizerCostUsd: number; firings: number; maxDepth: number }): ReplayTotals {
   return {
     modelCalls: t.calls,
     inputTokens: t.promptTokens,
@@ -127,43 +146,55 @@ export interface BuildTimelineInput {
 export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
   const { source, inputs, prepared, live } = o;
   const { model, pricing, calls, usageByPosition } = inputs;
-  const sim = (recs: ReadonlyArray<Pick<LiveCallRecord, 'contextTokens' | 'sharedPrefixTokens' | 'outputTokens' | 'timestampMs'>>) =>
-    simulateCalls(
-      recs.map((r) => ({ promptTokens: r.contextTokens, sharedPrefixTokens: r.sharedPrefixTokens, outputTokens: r.outputTokens, timestampMs: r.timestampMs })),
-      { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices },
-    );
+  // Columns in, columns out: a projection redraws this for ~50,000 calls per settled slider move.
+  const simOptions = { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices };
   const lc = live.calls;
   const n = lc.count;
-  const timestampMs = Array.from(lc.timestampMs, (t) => (Number.isNaN(t) ? null : t));
-  const context = Array.from(lc.contextTokens);
-  const costs = sim(Array.from({ length: n }, (_, k) => ({ contextTokens: context[k], sharedPrefixTokens: lc.sharedPrefixTokens[k], outputTokens: lc.outputTokens[k], timestampMs: timestampMs[k] })));
-  const summarizerCostUsd = o.events.reduce((n, e) => n + e.costUsd, 0);
-  const maxDepth = o.events.reduce((d, e) => Math.max(d, e.maxDepth), 0);
+  const costs = simulateCallColumns({ count: n, promptTokens: lc.contextTokens, sharedPrefixTokens: lc.sharedPrefixTokens, outputTokens: lc.outputTokens, timestampMs: lc.timestampMs }, simOptions);
+  const context = arrayOf(lc.contextTokens);
+  const timestampMs = arrayOf(lc.timestampMs, (t) => (Number.isNaN(t) ? null : t));
+  let summarizerCostUsd = 0;
+  let maxDepth = 0;
+  for (const e of o.events) {
+    summarizerCostUsd += e.costUsd;
+    maxDepth = Math.max(maxDepth, e.maxDepth);
+  }
 
   // Baseline 1: no compaction — the whole transcript at every call (as reported while the source
   // had not compacted, else the context model), each prompt extending the last.
-  const transcript = Array.from(lc.transcriptTokens);
-  const noneContext = transcript.map((t, k) => calls[k].reportedContext ?? contextOf(model, t));
-  const noneCosts = sim(calls.map((c, k) => ({ contextTokens: noneContext[k], sharedPrefixTokens: k === 0 ? 0 : noneContext[k - 1], outputTokens: c.outputTokens, timestampMs: c.timestampMs })));
+  const transcript = arrayOf(lc.transcriptTokens);
+  const noneContext = new Array<number>(n);
+  const noneShared = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    noneContext[k] = calls[k].reportedContext ?? contextOf(model, transcript[k]);
+    if (k > 0) noneShared[k] = noneContext[k - 1];
+  }
+  const noneCosts = simulateCallColumns({ count: n, promptTokens: noneContext, sharedPrefixTokens: noneShared, outputTokens: lc.outputTokens, timestampMs: lc.timestampMs }, simOptions);
   const window = Number(prepared.params.tokenBudget ?? prepared.params.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
   const overflow = noneContext.findIndex((c) => c > window);
 
   // Baseline 2: what the source tool did — its recorded context and cost where it reported them.
-  const sourceContext = calls.map((c) => {
-    const u = usageByPosition.get(c.position);
-    return u ? reportedContext(u) : null;
-  });
+  const sourceContext = new Array<number | null>(n);
+  const recorded: CostTotals = { calls: n, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
+  for (let k = 0; k < n; k++) {
+    const u = usageByPosition.get(calls[k].position);
+    sourceContext[k] = u ? reportedContext(u) : null;
+    if (!u || u.placeholder) {
+      recorded.outputTokens += calls[k].outputTokens;
+      continue;
+    }
+    recorded.promptTokens += reportedContext(u) ?? 0;
+    recorded.cacheReadTokens += u.cacheReadTokens ?? 0;
+    recorded.cacheWriteTokens += (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
+    recorded.uncachedInputTokens += u.inputTokens ?? 0;
+    recorded.outputTokens += u.outputTokens ?? 0;
+    recorded.costUsd += priceRecordedUsage(u, o.userPrices).costUsd;
+  }
   const sourceEvents: SourceCompactionEvent[] = source.external.map((x) => {
     let call = calls.findIndex((c) => c.position >= x.boundaryPosition);
     if (call < 0) call = calls.length;
     const before = call - 1;
     return { call, turn: x.boundaryPosition, reason: `${x.trigger} compaction by the source tool (turns ${x.firstPosition}-${x.lastPosition})`, contextBefore: before >= 0 ? noneContext[before] : 0, preTokens: x.preTokens };
-  });
-  const recorded: CallCost[] = calls.map((c) => {
-    const u = usageByPosition.get(c.position);
-    if (!u || u.placeholder) return { promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: c.outputTokens, costUsd: 0 };
-    const write = (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
-    return { promptTokens: reportedContext(u) ?? 0, cacheReadTokens: u.cacheReadTokens ?? 0, cacheWriteTokens: write, uncachedInputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, costUsd: priceRecordedUsage(u, o.userPrices).costUsd };
   });
 
   const def = prepared.definition;
@@ -179,21 +210,21 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     lines: def.live.lines(prepared.params),
     note: def.live.note ?? null,
     calls: {
-      position: Array.from(lc.position),
+      position: arrayOf(lc.position),
       timestampMs,
       transcript,
       context,
-      cacheRead: costs.map((c) => c.cacheReadTokens),
-      cacheWrite: costs.map((c) => c.cacheWriteTokens),
-      uncached: costs.map((c) => c.uncachedInputTokens),
-      output: costs.map((c) => c.outputTokens),
-      costUsd: costs.map((c) => round6(c.costUsd)),
-      fired: Array.from(lc.fired, (f) => f === 1),
+      cacheRead: arrayOf(costs.cacheReadTokens),
+      cacheWrite: arrayOf(costs.cacheWriteTokens),
+      uncached: arrayOf(costs.uncachedInputTokens),
+      output: arrayOf(lc.outputTokens),
+      costUsd: arrayOf(costs.costUsd, round6),
+      fired: arrayOf(lc.fired, (f) => f === 1),
     },
     events: o.events,
-    totals: totalsOf(costs, context, { summarizerCostUsd, firings: o.events.length, maxDepth }),
+    totals: totalsOf(costs.totals, context, { summarizerCostUsd, firings: o.events.length, maxDepth }),
     baselines: {
-      none: { context: noneContext, totals: totalsOf(noneCosts, noneContext, { summarizerCostUsd: 0, firings: 0, maxDepth: 0 }), contextWindow: window, overflowAtCall: overflow < 0 ? null : overflow },
+      none: { context: noneContext, totals: totalsOf(noneCosts.totals, noneContext, { summarizerCostUsd: 0, firings: 0, maxDepth: 0 }), contextWindow: window, overflowAtCall: overflow < 0 ? null : overflow },
       source: { context: sourceContext, events: sourceEvents, totals: totalsOf(recorded, sourceContext, { summarizerCostUsd: 0, firings: sourceEvents.length, maxDepth: 0 }) },
     },
   };

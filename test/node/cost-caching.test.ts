@@ -5,7 +5,7 @@
  * minimum and 128-token increments.
  */
 import { describe, expect, it } from 'vitest';
-import { priceRecordedUsage, simulateCalls, totals, type SimCall } from '../../shared/cost/caching.js';
+import { priceRecordedUsage, simulateCallColumns, simulateCalls, totals, type SimCall } from '../../shared/cost/caching.js';
 import type { ModelCallUsage } from '../../shared/usage/types.js';
 
 const T0 = Date.parse('2026-01-05T09:00:00Z');
@@ -135,6 +135,37 @@ describe('OpenAI caching (automatic, 1,024-token minimum, 128-token increments)'
     const a = simulateCalls(openAiSession, { model: 'gpt-4.1', ttl: '5m' });
     const b = simulateCalls(openAiSession, { model: 'gpt-4.1', ttl: '1h' });
     expect(b).toEqual(a);
+  });
+});
+
+describe('the column form (what a replay timeline prices its ~50,000 calls with)', () => {
+  const columns = (calls: readonly SimCall[]) => ({
+    count: calls.length,
+    promptTokens: Float64Array.from(calls, (c) => c.promptTokens),
+    sharedPrefixTokens: Float64Array.from(calls, (c) => c.sharedPrefixTokens),
+    outputTokens: Float64Array.from(calls, (c) => c.outputTokens),
+    timestampMs: Float64Array.from(calls, (c) => c.timestampMs ?? NaN),
+  });
+  // Calls 2 and 3 with no recorded time: the gaps into calls 2, 3 and 4 are unknown, and an unknown gap assumes nothing expired.
+  const someUnknown: SimCall[] = anthropicSession.map((c, i) => ({ ...c, timestampMs: i === 1 || i === 2 ? null : c.timestampMs }));
+
+  it.each([
+    ['claude-sonnet-4-5', '5m', anthropicSession],
+    ['claude-sonnet-4-5', '1h', someUnknown],
+    ['gpt-4.1', '5m', openAiSession],
+    ['llama3.1:8b', '5m', openAiSession],
+  ] as const)('%s (%s): the same figures per call as simulateCalls, and their sums in call order', (model, ttl, calls) => {
+    const objects = simulateCalls(calls, { model, ttl });
+    const cols = simulateCallColumns(columns(calls), { model, ttl });
+    expect(objects.map((c) => [c.cacheReadTokens, c.cacheWriteTokens, c.uncachedInputTokens, c.costUsd])).toEqual(objects.map((_, k) => [cols.cacheReadTokens[k], cols.cacheWriteTokens[k], cols.uncachedInputTokens[k], cols.costUsd[k]]));
+    // Summed in the same order: equal to the last bit, not just close.
+    expect(cols.totals).toEqual(totals(objects));
+  });
+
+  it('unknown times: a gap with an unknown end expires nothing (call 4 reads what call 3 cached; with both times known it had expired)', () => {
+    const cols = simulateCallColumns(columns(someUnknown), { model: 'claude-sonnet-4-5', ttl: '5m' });
+    expect(Array.from(cols.cacheReadTokens)).toEqual([0, 10_000, 12_000, 15_000, 6_000, 8_000]);
+    expect(simulateCallColumns(columns(anthropicSession), { model: 'claude-sonnet-4-5', ttl: '5m' }).cacheReadTokens[3]).toBe(0);
   });
 });
 

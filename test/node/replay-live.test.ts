@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
-import { runReplay } from '../../electron/engine/replay.js';
+import { loadReplaySource, runReplay } from '../../electron/engine/replay.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { listReplaySummaries, listSummaries } from '../../electron/store/variants.js';
 import { writeSetting } from '../../electron/store/settings.js';
@@ -18,6 +18,7 @@ import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import { validateMessages } from '../../shared/replay/index.js';
+import { replayInputs } from '../../shared/replay/timeline.js';
 import { syntheticSessionMetas } from '../../bench/plan.js';
 
 const SPOTTER = path.join(FIXTURES, 'claude-code/spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
@@ -175,6 +176,20 @@ describe('live replay on the real spotter session', () => {
 });
 
 describe('projected timeline (the window redraws it on every slider frame)', () => {
+  it("a session's replay inputs are built once per turns, usage and compactions (the window projects on every settled slider move)", () => {
+    const source = loadReplaySource(db, sessionId);
+    const a = replayInputs(source);
+    const again = replayInputs({ ...source, overheadTokens: 5_000, fit: null });
+    expect(again.calls).toBe(a.calls);
+    expect(again.model).toEqual({ a: 5_000, b: 1, source: 'parameter' });
+    // Other usage: other calls (the first ten calls keep their recorded output, the rest fall back to their turns' tokens).
+    const fewer = replayInputs({ ...source, usage: source.usage.slice(0, 10) });
+    expect(fewer.calls).not.toBe(a.calls);
+    expect(fewer.calls.filter((c) => c.timestampMs !== null)).toHaveLength(10);
+    expect(a.calls.filter((c) => c.timestampMs !== null).length).toBeGreaterThan(100);
+    // One entry per session: going back builds the first list again, equal to it.
+    expect(replayInputs(source).calls).toEqual(a.calls);
+  });
   it('dag condenses past depth 1 on a long generated session, firing again and again', async () => {
     const metas = syntheticSessionMetas(3000);
     const r = await projectTimeline({ prepared: prepareStrategy('dag', {}), metas, model: { a: 20_000, b: 1 } });
