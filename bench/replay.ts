@@ -108,7 +108,7 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
           const f0 = performance.now();
           const inputs = replayInputs(source);
           const live = await projectTimeline({ prepared, metas, model: inputs.model, calls: inputs.calls, signal });
-          buildTimeline({ source, inputs, prepared, live, events: firingEvents(live.firings), runId: 0, variantId: 0, status: 'completed' });
+          buildTimeline({ source, inputs, prepared, live, events: firingEvents(live.firings, { lazy: true }), runId: 0, variantId: 0, status: 'completed' });
           frames.push(performance.now() - f0);
         } catch {
           status = `stopped after ${budgetMs / 4} ms`;

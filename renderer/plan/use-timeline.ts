@@ -78,6 +78,49 @@ function cumulative(xs: readonly number[]): number[] {
   return out;
 }
 
+/**
+ * A firing as the panel reads it, each field read from the timeline's event when asked: a
+ * projection of a window or masking variant has ~50,000 events whose reasons are derived
+ * when read (shared/replay/timeline.ts firingEvents `lazy`), and the panel reads the
+ * numbers of all of them but the reason of the few it lists.
+ */
+class ViewEvent implements TimelineEvent {
+  readonly call: number;
+  readonly contextBefore: number;
+  readonly contextAfter: number;
+
+  constructor(
+    private readonly e: ReplayEventInfo,
+    private readonly projected: boolean,
+  ) {
+    this.call = e.call;
+    this.contextBefore = e.contextBefore;
+    this.contextAfter = e.contextAfter;
+  }
+
+  get position(): number {
+    return this.e.turn;
+  }
+  get kind(): TimelineEvent['kind'] {
+    return this.e.kind;
+  }
+  get reason(): string {
+    return this.e.reason;
+  }
+  get summaries(): number {
+    return this.e.summaryIds.length;
+  }
+  get maxDepth(): number {
+    return this.e.maxDepth;
+  }
+  get costUsd(): number {
+    return this.e.costUsd;
+  }
+  get ledger(): SummaryLedger | null {
+    return this.projected ? null : (this.e.ledger ?? null);
+  }
+}
+
 /** The view of a timeline document: a real replay's, or a projection built by the same shared/replay/timeline.ts. */
 export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'replay'): TimelineView {
   const c = t.calls;
@@ -100,7 +143,7 @@ export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'repl
     costUsd: cost,
     cumulativeCost: cumulative(cost),
     fired: c.fired,
-    events: t.events.map((e) => ({ call: e.call, position: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, summaries: e.summaryIds.length, maxDepth: e.maxDepth, costUsd: e.costUsd, ledger: projected ? null : (e.ledger ?? null) })),
+    events: t.events.map((e) => new ViewEvent(e, projected)),
     sourceEvents: t.baselines.source.events.map((e) => ({ call: e.call, position: e.turn, reason: e.reason, ledger: e.ledger ?? null })),
     lines: t.lines,
     note: t.note,
@@ -164,7 +207,7 @@ export function useTimeline(wb: Workbench): TimelineState {
       try {
         const prepared = prepareStrategy(settled.strategy, settled.params);
         const r = await projectTimeline({ prepared, metas: settled.metas, model: inputs.model, calls: inputs.calls });
-        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices });
+        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings, { lazy: true }), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices });
         // The source's own summaries are real even in a projection: their ledgers come with the session.
         for (const ev of t.baselines.source.events) ev.ledger = settled.external.find((x) => x.boundaryPosition === ev.turn)?.ledger ?? null;
         if (live) setProjection({ input: settled, view: fromReplay(t, 'projected'), error: null });

@@ -163,48 +163,87 @@ export interface LiveResult {
 
 /** Shared by every step firing (a model-free step creates and folds no summary); never written to. */
 const NONE: number[] = [];
+const NO_RANGES: ReadonlyArray<readonly [number, number]> = [];
+const NO_INTS = new Int32Array(0);
+const NO_FLOATS = new Float64Array(0);
 
 /**
- * The model-free steps of one live run, re-derived when first read. A window or masking
- * replay of 100,000 turns fires at ~50,000 calls: keeping each firing's state and facts
- * (four or five small objects a call) cost more than the steps themselves, in garbage
- * collection. Steps are pure and deterministic, so the loop keeps only the positions at
- * which they fired and the state before the first; a read runs the same steps again, in
- * order, from that state (one pass over the firings, on the session's own index).
+ * The model-free steps of one live run: numbers while the loop runs, firings when first read.
+ * A window or masking replay of 100,000 turns fires at ~50,000 calls: keeping each firing's
+ * object, state and facts while the loop ran (five or six small objects a call, all alive
+ * across the young generation's collections) cost more than the steps themselves. Steps are
+ * pure and deterministic, so the loop keeps only where each fired (its call, position and the
+ * context before it) and the state before the first; the firings are built when the result's
+ * `firings` is first read, and a firing's state, reason and stats are derived when read, by
+ * running the same steps again, in order, from that state, up to the one asked for.
  */
 class StepLog {
-  readonly positions: number[] = [];
-  private derived: LiveStep[] | null = null;
+  /** Step firings so far. */
+  count = 0;
+  /** Per step firing, in order: its call, the position of its call, and the context before it (sized for one per call, at the first). */
+  private calls = NO_INTS;
+  private positions = NO_INTS;
+  private before = NO_FLOATS;
+  /** The steps derived so far (a read derives up to the step it asks for: the first firings listed cost only themselves). */
+  private readonly derived: LiveStep[] = [];
+  private readonly prefix: TurnMeta[] = [];
+  private state: VariantState;
 
   constructor(
+    /** The run's calls: at most one step fires per call. */
+    private readonly capacity: number,
     private readonly metas: readonly TurnMeta[],
     private readonly ix: SpanIndex,
     private readonly apply: NonNullable<PreparedStrategy['definition']['live']['step']>,
     private readonly params: PreparedStrategy['params'],
-    private readonly initial: VariantState,
+    initial: VariantState,
     readonly describe: (step: LiveStep, position: number) => { reason: string; stats: Record<string, unknown> },
-  ) {}
+  ) {
+    this.state = initial;
+  }
+
+  /** Records a step firing (the loop's only per-firing work). */
+  fired(call: number, position: number, contextBefore: number): void {
+    if (this.count === 0) {
+      const buffer = new ArrayBuffer(16 * this.capacity);
+      this.before = new Float64Array(buffer, 0, this.capacity);
+      this.calls = new Int32Array(buffer, 8 * this.capacity, this.capacity);
+      this.positions = new Int32Array(buffer, 12 * this.capacity, this.capacity);
+    }
+    const i = this.count++;
+    this.calls[i] = call;
+    this.positions[i] = position;
+    this.before[i] = contextBefore;
+  }
+
+  /** The firings, built from the recorded numbers (`contextAfter`: what the model received at the call). */
+  firings(calls: LiveCalls): LiveFiring[] {
+    const n = this.count;
+    const out = new Array<LiveFiring>(n);
+    for (let i = 0; i < n; i++) out[i] = new StepFiring(this.calls[i], this.positions[i], this.before[i], calls.contextTokens[this.calls[i]], this, i);
+    return out;
+  }
 
   /** The step that fired i-th. */
   at(i: number): LiveStep {
-    if (!this.derived) {
-      const out: LiveStep[] = [];
-      const prefix: TurnMeta[] = [];
-      const grown = (end: number) => {
-        for (let p = prefix.length; p < end; p++) prefix.push(this.metas[p]);
-        prefixIndex(this.ix, prefix);
-        return prefix;
-      };
-      let state = this.initial;
-      for (const end of this.positions) {
-        const st = this.apply(spanIndexAt(this.ix, end), this.params as never, state, () => grown(end));
-        if (!st) throw new Error(`a model-free step that fired at turn ${end} does not fire when derived again`);
-        out.push(st);
-        state = st.state;
-      }
-      this.derived = out;
+    const out = this.derived;
+    if (i < out.length) return out[i];
+    const prefix = this.prefix;
+    let end = 0;
+    const grown = () => {
+      for (let p = prefix.length; p < end; p++) prefix.push(this.metas[p]);
+      prefixIndex(this.ix, prefix);
+      return prefix;
+    };
+    if (i >= this.count) throw new RangeError(`step firing ${i} of ${this.count}`);
+    while (out.length <= i) {
+      end = this.positions[out.length];
+      const st = this.apply(spanIndexAt(this.ix, end), this.params as never, this.state, grown);
+      if (!st) throw new Error(`a model-free step that fired at turn ${end} does not fire when derived again`);
+      out.push(st);
+      this.state = st.state;
     }
-    return this.derived[i];
+    return out[i];
   }
 }
 
@@ -335,14 +374,17 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     if (!ranges || ranges.length === 0) return ix.convCountPrefix[end];
     const convCount = ix.convCountPrefix;
     let dropped = 0;
-    for (const [a, b] of ranges) if (a < end) dropped += convCount[Math.min(b + 1, end)] - convCount[a];
+    for (let i = 0; i < ranges.length; i++) {
+      const r = ranges[i];
+      if (r[0] < end) dropped += convCount[Math.min(r[1] + 1, end)] - convCount[r[0]];
+    }
     return convCount[end] - dropped;
   };
   // Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call).
   const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
   // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
   const describeStep = (st: LiveStep, position: number) => def.live.describeStep!(metas, position, st);
-  const stepLog = step ? new StepLog(metas, ix, step, prepared.params, store.state(), describeStep) : null;
+  const stepLog = step ? new StepLog(n, metas, ix, step, prepared.params, store.state(), describeStep) : null;
 
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
   const recompute = (end: number, prefix: TurnMeta[]) => {
@@ -369,8 +411,12 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     const ranges = store.state().droppedRanges ?? [];
     if (all.length === 0) {
       // Model-free strategies: only the stored ranges (sorted and disjoint, VariantState) hide turns.
+      const conv = ix.convTokenPrefix;
       let hidden = 0;
-      for (const [a, b] of ranges) if (a < x) hidden += ix.convTokenPrefix[Math.min(b + 1, x)] - ix.convTokenPrefix[a];
+      for (let i = 0; i < ranges.length; i++) {
+        const r = ranges[i];
+        if (r[0] < x) hidden += conv[Math.min(r[1] + 1, x)] - conv[r[0]];
+      }
       return tokenPrefix[x] - hidden;
     }
     const live = all.filter((s) => !s.compacted && s.lastPosition < x);
@@ -390,14 +436,15 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       const s = store.get(id);
       if (s) x = Math.min(x, s.firstPosition);
     }
-    const a = before.droppedRanges ?? [];
-    const b = after.droppedRanges ?? [];
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      if (a[i]?.[0] !== b[i]?.[0] || a[i]?.[1] !== b[i]?.[1]) {
-        x = Math.min(x, Math.min(a[i]?.[0] ?? Infinity, b[i]?.[0] ?? Infinity));
-        break;
-      }
-    }
+    // The first range that differs: from its start on (a range only one side has starts there).
+    const a = before.droppedRanges ?? NO_RANGES;
+    const b = after.droppedRanges ?? NO_RANGES;
+    const common = Math.min(a.length, b.length);
+    let i = 0;
+    while (i < common && a[i][0] === b[i][0] && a[i][1] === b[i][1]) i++;
+    if (i < common) x = Math.min(x, a[i][0], b[i][0]);
+    else if (i < a.length) x = Math.min(x, a[i][0]);
+    else if (i < b.length) x = Math.min(x, b[i][0]);
     if (before.maskBoundary !== after.maskBoundary) x = Math.min(x, before.maskBoundary ?? 0);
     return x;
   };
@@ -486,8 +533,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     view = st.visibleTokens;
     viewTurns = viewTurnsOf(end, st.state);
     lastEnd = end;
-    firings.push(new StepFiring(k, end, measure.contextTokens, contextOf(model, view), stepLog!, stepLog!.positions.length));
-    stepLog!.positions.push(end);
+    stepLog!.fired(k, end, measure.contextTokens);
     return firstChanged(NONE, NONE, before, st.state);
   };
 
@@ -500,7 +546,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     if (fired) out.fired[k] = 1;
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
     prevContext = contextTokens;
-    o.onProgress?.(k + 1, n, firings.length);
+    o.onProgress?.(k + 1, n, firings.length + (stepLog ? stepLog.count : 0));
   };
 
   /**
@@ -557,5 +603,15 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     }
     record(k, end, changedAt);
   }
-  return { calls: out, firings, state: store.state() };
+  const state = store.state();
+  if (!stepLog || stepLog.count === 0) return { calls: out, firings, state };
+  // A model-free run fires only by steps: its firings are built when first read.
+  let built: LiveFiring[] | null = null;
+  return {
+    calls: out,
+    state,
+    get firings(): LiveFiring[] {
+      return (built ??= stepLog.firings(out));
+    },
+  };
 }

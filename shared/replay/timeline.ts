@@ -9,7 +9,7 @@
  *   the two baselines — no compaction, and the source tool's own record (its reported
  *   context and cost, its compactions with the app's estimate of the context before each).
  */
-import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SourceCompactionEvent } from '../contract.js';
+import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SourceCompactionEvent, SummaryLedger } from '../contract.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { PreparedStrategy } from '../strategies/index.js';
 import { priceRecordedUsage, simulateCallColumns, type CostTotals } from '../cost/caching.js';
@@ -94,24 +94,73 @@ export function replayInputs(src: ReplaySource): ReplayInputs {
 
 const inputsOf = new WeakMap<readonly TurnMeta[], { usage: ReplaySource['usage']; external: ReplaySource['external']; inputs: Omit<ReplayInputs, 'model'> }>();
 
-/** A live result's firings as the contract's events (summary ids as the store that made them numbered them). */
-export function firingEvents(firings: readonly LiveFiring[]): ReplayEventInfo[] {
-  return firings.map((f) => ({
-    call: f.call,
-    turn: f.position,
-    kind: f.kind,
-    reason: f.reason,
-    contextBefore: f.contextBefore,
-    contextAfter: f.contextAfter,
-    spans: f.created.length,
-    summaryIds: f.created,
-    maxDepth: f.maxDepth,
-    summarizerCalls: f.work.summarizerCalls,
-    tokensIn: f.work.tokensIn,
-    tokensOut: f.work.tokensOut,
-    costUsd: round6(f.work.costUsd),
-    latencyMs: f.work.latencyMs,
-  }));
+/**
+ * A firing as the contract's event, each field read from the firing when asked. The window's
+ * projection of a window or masking variant has ~50,000 firings, and a model-free step's
+ * reason is derived by running its steps again (live.ts StepLog): the panel reads the numbers
+ * of every event but the reason of the few it lists. `plainEvent` (and JSON) give the plain object.
+ */
+class FiringEvent implements ReplayEventInfo {
+  readonly call: number;
+  readonly turn: number;
+  readonly contextBefore: number;
+  readonly contextAfter: number;
+  ledger?: SummaryLedger | null;
+
+  constructor(private readonly f: LiveFiring) {
+    this.call = f.call;
+    this.turn = f.position;
+    this.contextBefore = f.contextBefore;
+    this.contextAfter = f.contextAfter;
+  }
+
+  get kind(): ReplayEventInfo['kind'] {
+    return this.f.kind;
+  }
+  get reason(): string {
+    return this.f.reason;
+  }
+  get spans(): number {
+    return this.f.created.length;
+  }
+  get summaryIds(): number[] {
+    return this.f.created;
+  }
+  get maxDepth(): number {
+    return this.f.maxDepth;
+  }
+  get summarizerCalls(): number {
+    return this.f.work.summarizerCalls;
+  }
+  get tokensIn(): number {
+    return this.f.work.tokensIn;
+  }
+  get tokensOut(): number {
+    return this.f.work.tokensOut;
+  }
+  get costUsd(): number {
+    return round6(this.f.work.costUsd);
+  }
+  get latencyMs(): number {
+    return this.f.work.latencyMs;
+  }
+  toJSON(): ReplayEventInfo {
+    return plainEvent(this);
+  }
+}
+
+/** An event as a plain object (what is stored, spread and mutated). */
+function plainEvent(e: ReplayEventInfo): ReplayEventInfo {
+  return { call: e.call, turn: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, spans: e.spans, summaryIds: e.summaryIds, maxDepth: e.maxDepth, summarizerCalls: e.summarizerCalls, tokensIn: e.tokensIn, tokensOut: e.tokensOut, costUsd: e.costUsd, latencyMs: e.latencyMs, ...(e.ledger !== undefined ? { ledger: e.ledger } : {}) };
+}
+
+/**
+ * A live result's firings as the contract's events (summary ids as the store that made them
+ * numbered them): plain objects (the engine stores and edits them), or with `lazy`, events
+ * that read each field from their firing when asked (the window's projection).
+ */
+export function firingEvents(firings: readonly LiveFiring[], opts: { lazy?: boolean } = {}): ReplayEventInfo[] {
+  return opts.lazy ? firings.map((f) => new FiringEvent(f)) : firings.map((f) => plainEvent(new FiringEvent(f)));
 }
 
 function totalsOf(t: CostTotals, context: ReadonlyArray<number | null>, extra: { summarizerCostUsd: number; firings: number; maxDepth: number }): ReplayTotals {

@@ -17,6 +17,7 @@ import { listTurnMetas } from '../../electron/store/turns.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { liveCallRecord, type LiveResult } from '../../shared/replay/live.js';
+import { firingEvents } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
@@ -76,4 +77,19 @@ describe('model-free steps match their passes call for call', () => {
       expect(plain(fast)).toEqual(plain(reference));
     });
   }
+});
+
+describe("a projection's events, read lazily (the window reads the reasons of the firings it lists)", () => {
+  it.each(CASES)('%s %j on the generated session: the lazy events, read out of order, are the plain events', async (strategy, params) => {
+    const metas = syntheticSessionMetas(3000);
+    const prepared = prepareStrategy(strategy, params);
+    const lazy = firingEvents((await projectTimeline({ prepared, metas, model: { a: 25_000, b: 1.05 } })).firings, { lazy: true });
+    const reference = firingEvents((await projectTimeline({ prepared, metas, model: { a: 25_000, b: 1.05 }, fastSteps: false })).firings);
+    // A model-free step's reason is derived up to the firing read: the middle one first, then the
+    // first, then every one through JSON (toJSON: the plain object).
+    const mid = Math.floor(lazy.length / 2);
+    expect(lazy[mid].reason).toBe(reference[mid].reason);
+    expect(lazy[0].reason).toBe(reference[0].reason);
+    expect(JSON.parse(JSON.stringify(lazy))).toEqual(JSON.parse(JSON.stringify(reference)));
+  });
 });
