@@ -1,0 +1,126 @@
+/**
+ * The projected timeline's figures (issue 7 §5: `replayPreview.<strategy>.medianMs`, goal
+ * <= 16 ms at 100,000 turns), measured in a process of its own that holds only the
+ * session's turn metadata, as the window's renderer does: the benchmark's own process also
+ * holds the imported database's garbage and two full runs per strategy, and V8's collector
+ * then charges a slider frame for a heap the window never has.
+ *
+ * Per strategy: PREVIEW_WARMUP projections timed apart (`firstMs`: the first ones compile
+ * the loop and the planners, and build the session's index and call columns), then `runs`
+ * projections back to back (`medianMs`, with the process's CPU time `cpuMedianMs`: on a
+ * shared machine the wall time also counts the time other processes held the cores), then
+ * `runs` whole frames as the window computes them (`frameMedianMs`: replay inputs,
+ * projection, events and the priced timeline; renderer/plan/use-timeline.ts).
+ *
+ * `previewInChild` (bench/replay.ts) forks this file with tsx and sends it the metas; the
+ * child answers with the figures and exits.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { projectTimeline } from '../shared/replay/projection.js';
+import { buildTimeline, firingEvents, replayInputs } from '../shared/replay/timeline.js';
+import { prepareStrategy } from '../shared/strategies/index.js';
+import type { StrategyName } from '../shared/strategies/types.js';
+import type { TurnMeta } from '../shared/model/turn.js';
+
+export interface PreviewRow {
+  medianMs: number | null;
+  cpuMedianMs: number | null;
+  frameMedianMs: number | null;
+  firstMs: number[];
+  runs: number;
+  firings: number;
+  status: string;
+}
+
+export interface PreviewRequest {
+  metas: TurnMeta[];
+  strategies: readonly StrategyName[];
+  runs: number;
+  /** A projection slower than this stops the strategy's measurement. */
+  budgetMs: number;
+}
+
+/** Projections timed apart before the measured ones. */
+export const PREVIEW_WARMUP = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const tenth = (x: number) => Math.round(x * 10) / 10;
+
+export async function measurePreview(req: PreviewRequest): Promise<Record<string, PreviewRow>> {
+  const { metas } = req;
+  const out: Record<string, PreviewRow> = {};
+  // What the window's Timeline builds from a projection, on the session as imported (no usage).
+  const source = { sessionId: 0, metas, usage: [], fit: null, external: [] };
+  for (const strategy of req.strategies) {
+    const prepared = prepareStrategy(strategy, {});
+    const first: number[] = [];
+    for (let i = 0; i < PREVIEW_WARMUP; i++) {
+      const s = performance.now();
+      await projectTimeline({ prepared, metas, model: { a: 0, b: 1 } });
+      first.push(tenth(performance.now() - s));
+    }
+    const times: number[] = [];
+    const cpu: number[] = [];
+    const frames: number[] = [];
+    let firings = 0;
+    let status = 'completed';
+    const deadlineSignal = () => {
+      const deadline = performance.now() + req.budgetMs;
+      return { get aborted() { return performance.now() > deadline; }, addEventListener() {}, removeEventListener() {} };
+    };
+    try {
+      // The projections back to back (a slider dragged), then the frames back to back: each
+      // loop's garbage is collected within it, not charged to the other's figure.
+      for (let i = 0; i < req.runs; i++) {
+        const s = performance.now();
+        const c0 = process.cpuUsage();
+        const p = await projectTimeline({ prepared, metas, model: { a: 0, b: 1 }, signal: deadlineSignal() });
+        times.push(performance.now() - s);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
+        // Read once, after the last: reading `firings` builds a model-free run's firing objects (the frames below do).
+        if (i === req.runs - 1) firings = p.firings.length;
+      }
+      for (let i = 0; i < req.runs; i++) {
+        const f0 = performance.now();
+        const inputs = replayInputs(source);
+        const live = await projectTimeline({ prepared, metas, model: inputs.model, calls: inputs.calls, signal: deadlineSignal() });
+        buildTimeline({ source, inputs, prepared, live, events: firingEvents(live.firings, { lazy: true }), runId: 0, variantId: 0, status: 'completed' });
+        frames.push(performance.now() - f0);
+      }
+    } catch {
+      status = `stopped after ${req.budgetMs} ms`;
+    }
+    const done = times.length === req.runs && frames.length === req.runs && status === 'completed';
+    out[strategy] = { medianMs: done ? tenth(median(times)) : null, cpuMedianMs: done ? tenth(median(cpu)) : null, frameMedianMs: done ? tenth(median(frames)) : null, firstMs: first, runs: times.length, firings, status };
+  }
+  return out;
+}
+
+/** Runs `measurePreview` in a child process (tsx) that holds only the metas it is sent. */
+export function previewInChild(req: PreviewRequest): Promise<Record<string, PreviewRow>> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let answered = false;
+    child.on('message', (m: { ok: true; rows: Record<string, PreviewRow> } | { ok: false; error: string }) => {
+      answered = true;
+      if (m.ok) resolve(m.rows);
+      else reject(new Error(`preview child: ${m.error}`));
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!answered) reject(new Error(`preview child exited with code ${code} before answering`));
+    });
+    child.send(req);
+  });
+}
+
+if (process.argv.includes('--child') && process.send) {
+  process.once('message', (req: PreviewRequest) => {
+    measurePreview(req).then(
+      (rows) => process.send!({ ok: true, rows }, () => process.exit(0)),
+      (e: unknown) => process.send!({ ok: false, error: e instanceof Error ? e.message : String(e) }, () => process.exit(1)),
+    );
+  });
+}
