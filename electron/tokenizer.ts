@@ -4,7 +4,7 @@
  */
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
-import { blockToText, type ContentBlock } from '../shared/model/turn.js';
+import { blockToText, type ContentBlock, type Turn } from '../shared/model/turn.js';
 
 export const TOKENIZERS = ['o200k_base', 'cl100k_base'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
@@ -63,4 +63,23 @@ export function countBlockTokens(blocks: readonly ContentBlock[], tokenizer: Tok
 
 export function isTokenizerName(s: string): s is TokenizerName {
   return (TOKENIZERS as readonly string[]).includes(s);
+}
+
+/**
+ * A token counter that remembers texts it has counted, for one run: a replay repeats most
+ * turns' blocks, and the extractive summarizer of a rolling replay costs the same entries at
+ * each of its summaries. Seeded with the stored count of every single-block turn: a replay
+ * then re-tokenizes only summaries, placeholders and multi-block turns.
+ */
+export function memoizedCounter(count: (text: string) => number, seed: readonly Turn[] = []): (text: string) => number {
+  const memo = new Map<string, number>();
+  for (const t of seed) if (t.blocks.length === 1) memo.set(blockToText(t.blocks[0]), t.tokenCount);
+  return (text) => {
+    let n = memo.get(text);
+    if (n === undefined) {
+      n = count(text);
+      memo.set(text, n);
+    }
+    return n;
+  };
 }

@@ -17,13 +17,13 @@ import { readUserPrices } from '../store/settings.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
-import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../tokenizer.js';
+import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
 import { planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
 import type { RunStatus, SummarizerConfig, VariantInfo } from '../../shared/contract.js';
-import { blockToText, type Turn, type TurnMeta } from '../../shared/model/turn.js';
+import type { Turn, TurnMeta } from '../../shared/model/turn.js';
 import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
@@ -139,24 +139,6 @@ function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: 
   const config = configForStrategy(summarizer, strategy);
   const hash = variantKeyHash({ strategy, params, summarizer: summarizerIdentity(config), promptVersion: promptVersionOf(config) });
   return findVariantByKey(db, sessionId, hash);
-}
-
-/**
- * A token counter that remembers texts it has counted (replays repeat most turns'
- * blocks). Seeded with the stored count of every single-block turn: the replay then
- * re-tokenizes only summaries, placeholders and multi-block turns.
- */
-export function memoizedCounter(count: (text: string) => number, seed: readonly Turn[] = []): (text: string) => number {
-  const memo = new Map<string, number>();
-  for (const t of seed) if (t.blocks.length === 1) memo.set(blockToText(t.blocks[0]), t.tokenCount);
-  return (text) => {
-    let n = memo.get(text);
-    if (n === undefined) {
-      n = count(text);
-      memo.set(text, n);
-    }
-    return n;
-  };
 }
 
 export interface PlanSessionOptions {

@@ -12,7 +12,7 @@ import { normalizeOverrides, openAiPromptVersion, overridesForTemplates, type Pr
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
-import { countTokens } from '../tokenizer.js';
+import { countTokens, memoizedCounter } from '../tokenizer.js';
 
 /** A summarizer choice plus the secrets and knobs that never enter the variant key. */
 export interface SummarizerSetup extends SummarizerConfig {
@@ -72,8 +72,9 @@ export function createSummarizer(setup: SummarizerSetup | undefined, env: NodeJS
   const id = summarizerIdentity(setup);
   switch (id.kind) {
     case 'extractive':
-      // The real tokenizer (o200k, the default) checks each summary against its target.
-      return createExtractiveSummarizer({ countTokens: (text) => countTokens(text) });
+      // The real tokenizer (o200k, the default) costs each line and checks each summary against its
+      // target; one summarizer serves one run, and its counts are remembered for it.
+      return createExtractiveSummarizer({ countTokens: memoizedCounter((text) => countTokens(text)) });
     case 'openai': {
       const opts: OpenAiSummarizerOptions = {
         baseURL: id.baseURL!,
