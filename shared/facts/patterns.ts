@@ -101,8 +101,12 @@ export function shortPath(p: string): string {
  * WhiteSpace and LineTerminator sets) or one of "'`(),;<>[]{}|=.
  */
 function isTokenSeparator(c: number): boolean {
-  if (c < 128) return ASCII_SEPARATOR[c] === 1;
-  if (c < 160) return false;
+  return c < 128 ? ASCII_SEPARATOR[c] === 1 : isJsWhiteSpace(c);
+}
+
+/** Whether a UTF-16 code unit is JavaScript's `\s` (the WhiteSpace and LineTerminator sets). */
+export function isJsWhiteSpace(c: number): boolean {
+  if (c < 160) return c === 32 || (c >= 9 && c <= 13);
   return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
