@@ -66,7 +66,10 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
 
   // Condensations depend on the previous level: one at a time, in plan order.
   // Each child is labelled with its depth, turns and time range (the depth ≥ 2 prompt shows them).
-  const existing = new Map(ctx.store.summaries().map((s) => [`s${s.id}`, s]));
+  // Stored children by their plan ref (`s<id>`), listed only if the plan condenses (a leaf-only
+  // firing, most of a live replay's, needs none), keyed by id: no string built per summary.
+  const byId = plan.condense.length > 0 ? new Map(ctx.store.summaries().map((s) => [s.id, s])) : null;
+  const existing = { get: (ref: string) => (ref.startsWith('s') ? byId?.get(Number(ref.slice(1))) : undefined) };
   const timeAt = (position: number) => ctx.readTurns(position, position + 1)[0]?.timestamp ?? null;
   for (const c of plan.condense) {
     ctx.checkCancelled();

@@ -159,15 +159,34 @@ interface CondenseCandidate {
  * What the model sees now under the summaries: the turns no leaf covers plus the uncompacted
  * summaries. Leaf coverage: compacted leaves still cover (their parent does). O(s log s).
  */
-function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { leafCoverage: Array<[number, number]>; summaryTokens: number; tokensBefore: number } {
+function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number; tokensBefore: number } {
   const n = ix.count;
-  const leafCoverage = mergeIntervals(summaries.filter((s) => s.depth === 0).map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
+  const { leafCoverage, summaryTokens } = coverageOf(summaries);
   let coveredTokens = 0;
   for (const [a, b] of leafCoverage) coveredTokens += convTokensIn(ix, Math.max(0, a), Math.min(n, b + 1));
-  let summaryTokens = 0;
-  for (const s of summaries) if (!s.compacted) summaryTokens += s.tokenCount;
   return { leafCoverage, summaryTokens, tokensBefore: ix.totalTokens - coveredTokens + summaryTokens };
 }
+
+/**
+ * The leaves' merged coverage and the uncompacted summaries' tokens, once per summary list
+ * (planner inputs are never mutated): a live replay's view and its next plan read the same
+ * list, at each of its firings.
+ */
+function coverageOf(summaries: readonly ExistingSummary[]): { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number } {
+  const known = coverages.get(summaries);
+  if (known) return known;
+  const leaves: Array<[number, number]> = [];
+  let summaryTokens = 0;
+  for (const s of summaries) {
+    if (s.depth === 0) leaves.push([s.firstPosition, s.lastPosition]);
+    if (!s.compacted) summaryTokens += s.tokenCount;
+  }
+  const out = { leafCoverage: mergeIntervals(leaves), summaryTokens };
+  coverages.set(summaries, out);
+  return out;
+}
+
+const coverages = new WeakMap<readonly ExistingSummary[], { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number }>();
 
 export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   const { turns, summaries, params } = input;
