@@ -393,7 +393,10 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
       cacheHit: r.cacheHit,
       firstPosition: d.base?.firstPosition ?? d.live[0]?.firstPosition ?? span.first,
       lastPosition: span.last,
-      turnIds: span.turnIds,
+      // Listed when the store reads them (SQLite at once; a replay's memory when asked).
+      get turnIds() {
+        return span.turnIds;
+      },
       childSummaryIds: superseded,
       facts: r.facts,
     });
@@ -406,7 +409,7 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
-    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `one model summary over ${span.turnIds.length} new turns in ${chunks} chunk(s)${digestsUpgraded > 0 ? ', superseding the digest' : ''}` };
+    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `one model summary over ${ix ? convCountIn(ix, r.from, r.to) : span.turnIds.length} new turns in ${chunks} chunk(s)${digestsUpgraded > 0 ? ', superseding the digest' : ''}` };
   });
 }
 

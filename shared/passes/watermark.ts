@@ -72,7 +72,7 @@ interface Commit {
 
 function commit(ctx: PassContext, d: WatermarkDecision, c: Commit, ix: SpanIndex): Promise<VariantState> {
   const metas = ctx.metas;
-  const { turnIds: newTurnIds, first, last } = convSpan(metas, d.currentWatermark, c.watermark, ix);
+  const span = convSpan(metas, d.currentWatermark, c.watermark, ix);
   return ctx.store.commit((w): VariantState => {
     // Optimistic check: another writer moved the watermark while we summarized.
     const now = w.state();
@@ -90,9 +90,12 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit, ix: SpanIndex
       promptVersion: ctx.variant.summarizer.promptVersion,
       cacheKey: c.cacheKey,
       cacheHit: c.cacheHit,
-      firstPosition: first,
-      lastPosition: last,
-      turnIds: newTurnIds,
+      firstPosition: span.first,
+      lastPosition: span.last,
+      // Read by the store that keeps them (SQLite at once; the replay's memory when asked).
+      get turnIds() {
+        return span.turnIds;
+      },
       facts: c.facts,
     });
     const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };

@@ -16,7 +16,7 @@
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
 import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convTokensInRanges, mergeIntervals, prefixIndex, spanIndexAt, type SpanIndex } from '../strategies/spans.js';
+import { buildSpanIndex, convTokensInUnion, prefixIndex, spanIndexAt, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -404,6 +404,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     return !changedYet && reported === reported ? reported : contextOf(model, viewAt(end));
   };
 
+  const unionScratch: number[] = [];
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
   const viewBefore = (x: number): number => {
     if (x <= 0) return 0;
@@ -419,11 +420,24 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       }
       return tokenPrefix[x] - hidden;
     }
-    const live = all.filter((s) => !s.compacted && s.lastPosition < x);
-    const covered = mergeIntervals(live.map((s) => [s.firstPosition, s.lastPosition] as [number, number]));
-    const dropped = ranges.filter(([a]) => a < x).map(([a, b]) => [a, Math.min(b, x - 1)] as [number, number]);
-    const hidden = convTokensInRanges(ix, mergeIntervals([...covered, ...dropped]));
-    return tokenPrefix[x] - hidden + live.reduce((n, s) => n + s.tokenCount, 0);
+    // The live summaries that end before x and the dropped ranges that start before it (cut at
+    // x), as one union of intervals in a reused scratch array: this runs at every firing.
+    let m = 0;
+    let summaryTokens = 0;
+    for (const s of all) {
+      if (s.compacted || s.lastPosition >= x) continue;
+      unionScratch[2 * m] = s.firstPosition;
+      unionScratch[2 * m + 1] = s.lastPosition;
+      m++;
+      summaryTokens += s.tokenCount;
+    }
+    for (const r of ranges) {
+      if (r[0] >= x) continue;
+      unionScratch[2 * m] = r[0];
+      unionScratch[2 * m + 1] = Math.min(r[1], x - 1);
+      m++;
+    }
+    return tokenPrefix[x] - convTokensInUnion(ix, unionScratch, m) + summaryTokens;
   };
 
   const firstChanged = (created: number[], compacted: number[], before: VariantState, after: VariantState): number => {

@@ -457,16 +457,24 @@ export function convTurnIds(turns: readonly TurnMeta[], from: number, to: number
 }
 
 /**
- * The conversation turns of [from, to) (which must hold at least one): their ids, and the
- * positions of the first and the last (system turns at the edges are skipped).
+ * The conversation turns of [from, to) (which must hold at least one): their ids (listed when
+ * first read), and the positions of the first and the last (system turns at the edges are skipped).
  */
-export function convSpan(turns: readonly TurnMeta[], from: number, to: number, ix?: SpanIndex): { turnIds: number[]; first: number; last: number } {
-  const turnIds = convTurnIds(turns, from, to, ix);
+export function convSpan(turns: readonly TurnMeta[], from: number, to: number, ix?: SpanIndex): { readonly turnIds: number[]; first: number; last: number } {
   let first = from;
   while (turns[first].role === 'system') first++;
   let last = to - 1;
   while (turns[last].role === 'system') last--;
-  return { turnIds, first, last };
+  // The ids listed on first read (an enumerable getter, as makeSpan's): a live replay's
+  // projection writes its summaries to memory and never reads them (~100,000 per projection).
+  let turnIds: number[] | null = null;
+  return {
+    get turnIds() {
+      return (turnIds ??= convTurnIds(turns, from, to, ix));
+    },
+    first,
+    last,
+  };
 }
 
 /**
@@ -554,6 +562,41 @@ export function uncoveredGaps(covered: ReadonlyArray<readonly [number, number]>,
 export function convTokensInRanges(ix: SpanIndex, ranges: ReadonlyArray<readonly [number, number]>): number {
   let sum = 0;
   for (const [a, b] of ranges) sum += convTokensIn(ix, clampCut(ix, a), clampCut(ix, b + 1));
+  return sum;
+}
+
+/**
+ * convTokensInRanges(ix, mergeIntervals(pairs)) without allocating: the pairs are inclusive
+ * intervals in any order, overlapping or not, flat in `flat[0 .. 2 × count)` (a0, b0, a1, b1…),
+ * and are sorted there in place (insertion sort: a live replay's are nearly sorted already).
+ * The live loop asks this at every firing (shared/replay/live.ts `viewBefore`).
+ */
+export function convTokensInUnion(ix: SpanIndex, flat: number[], count: number): number {
+  for (let i = 1; i < count; i++) {
+    const a = flat[2 * i];
+    const b = flat[2 * i + 1];
+    let j = i - 1;
+    while (j >= 0 && (flat[2 * j] > a || (flat[2 * j] === a && flat[2 * j + 1] > b))) {
+      flat[2 * j + 2] = flat[2 * j];
+      flat[2 * j + 3] = flat[2 * j + 1];
+      j--;
+    }
+    flat[2 * j + 2] = a;
+    flat[2 * j + 3] = b;
+  }
+  let sum = 0;
+  let i = 0;
+  while (i < count) {
+    const a = flat[2 * i];
+    let b = flat[2 * i + 1];
+    i++;
+    // mergeIntervals' rule: overlapping or adjacent intervals are one.
+    while (i < count && flat[2 * i] <= b + 1) {
+      if (flat[2 * i + 1] > b) b = flat[2 * i + 1];
+      i++;
+    }
+    sum += convTokensIn(ix, clampCut(ix, a), clampCut(ix, b + 1));
+  }
   return sum;
 }
 

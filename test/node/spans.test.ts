@@ -3,6 +3,8 @@ import type { TurnMeta } from '../../shared/model/turn.js';
 import {
   buildSpanIndex,
   chunkRange,
+  convTokensInRanges,
+  convTokensInUnion,
   firstCutReaching,
   isSafeCut,
   makeSpan,
@@ -12,6 +14,7 @@ import {
   safeCutAtOrBefore,
   uncoveredGaps,
 } from '../../shared/strategies/spans.js';
+import { syntheticSessionMetas } from '../../bench/plan.js';
 
 /** roles: s=system u=user a=assistant t=tool result answering the previous turn (or an earlier one via cycle map). */
 function metas(roles: string, tokens: number[] | number = 10, cycles: Record<number, number> = {}): TurnMeta[] {
@@ -90,5 +93,28 @@ describe('intervals', () => {
     expect(uncoveredGaps(merged, 0, 15)).toEqual([[8, 10], [13, 15]]);
     expect(uncoveredGaps(merged, 0, 9)).toEqual([[8, 9]]);
     expect(uncoveredGaps([], 2, 4)).toEqual([[2, 4]]);
+  });
+
+  it('convTokensInUnion counts what convTokensInRanges counts over the merged intervals, for 5,000 random sets (overlapping, touching, unordered, past either end)', () => {
+    const ix = buildSpanIndex(syntheticSessionMetas(3000));
+    let seed = 11;
+    const rand = (k: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % k;
+    };
+    const flat: number[] = [];
+    for (let t = 0; t < 5000; t++) {
+      const pairs: Array<[number, number]> = [];
+      const count = rand(12);
+      for (let i = 0; i < count; i++) {
+        const a = rand(3100) - 50;
+        pairs.push([a, a + rand(t % 2 === 0 ? 40 : 900)]);
+      }
+      pairs.forEach(([a, b], i) => {
+        flat[2 * i] = a;
+        flat[2 * i + 1] = b;
+      });
+      expect(convTokensInUnion(ix, flat, pairs.length)).toBe(convTokensInRanges(ix, mergeIntervals(pairs)));
+    }
   });
 });
