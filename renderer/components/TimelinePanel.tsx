@@ -462,7 +462,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
             data-testid="timeline-firing"
             data-call={e.call}
             data-kind={e.kind}
-            title={`${e.kind === 'fire' ? 'Fired' : 'Deferred work committed'} at call ${e.call} (turn ${e.position})${e.reason ? `: ${e.reason}` : ''} · ${formatInt(e.contextBefore)} → ${formatInt(e.contextAfter)} tokens · ${e.summaries} summaries · depth ${e.maxDepth}${e.costUsd !== null ? ` · ${formatUsd(e.costUsd)}` : ''}`}
+            title={`${e.kind === 'fire' ? 'Fired' : 'Deferred work committed'} at call ${e.call} (turn ${e.turn})${e.reason ? `: ${e.reason}` : ''} · ${formatInt(e.contextBefore)} → ${formatInt(e.contextAfter)} tokens · ${e.summaryIds.length} summaries · depth ${e.maxDepth} · ${formatUsd(e.costUsd)}`}
             onClick={() => pickFiring(e.call)}
           >
             #{e.call} <span className="muted">{formatCompact(e.contextBefore)}→{formatCompact(e.contextAfter)}</span>

@@ -17,8 +17,11 @@ import { useDebounced } from '../hooks/use-debounced.js';
 import { useStudio } from '../state/store.js';
 import type { Workbench } from './use-workbench.js';
 
-/** A firing as the panel draws it: the contract's event, with its turn as `position` and its summary count. */
-export type TimelineEvent = Pick<ReplayEventInfo, 'call' | 'kind' | 'reason' | 'contextBefore' | 'contextAfter' | 'maxDepth'> & { position: number; summaries: number; costUsd: number | null; ledger: SummaryLedger | null };
+/**
+ * A firing as the panel draws it: the contract's event itself (a projection's are read from
+ * their firings when asked: shared/replay/timeline.ts firingEvents `lazy`; they carry no ledger).
+ */
+export type TimelineEvent = ReplayEventInfo;
 
 /** The source tool's own compaction on the timeline, with its summary's ledger (the baseline). */
 export interface TimelineSourceEvent {
@@ -78,49 +81,6 @@ function cumulative(xs: readonly number[]): number[] {
   return out;
 }
 
-/**
- * A firing as the panel reads it, each field read from the timeline's event when asked: a
- * projection of a window or masking variant has ~50,000 events whose reasons are derived
- * when read (shared/replay/timeline.ts firingEvents `lazy`), and the panel reads the
- * numbers of all of them but the reason of the few it lists.
- */
-class ViewEvent implements TimelineEvent {
-  readonly call: number;
-  readonly contextBefore: number;
-  readonly contextAfter: number;
-
-  constructor(
-    private readonly e: ReplayEventInfo,
-    private readonly projected: boolean,
-  ) {
-    this.call = e.call;
-    this.contextBefore = e.contextBefore;
-    this.contextAfter = e.contextAfter;
-  }
-
-  get position(): number {
-    return this.e.turn;
-  }
-  get kind(): TimelineEvent['kind'] {
-    return this.e.kind;
-  }
-  get reason(): string {
-    return this.e.reason;
-  }
-  get summaries(): number {
-    return this.e.summaryIds.length;
-  }
-  get maxDepth(): number {
-    return this.e.maxDepth;
-  }
-  get costUsd(): number {
-    return this.e.costUsd;
-  }
-  get ledger(): SummaryLedger | null {
-    return this.projected ? null : (this.e.ledger ?? null);
-  }
-}
-
 /** The view of a timeline document: a real replay's, or a projection built by the same shared/replay/timeline.ts. */
 export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'replay'): TimelineView {
   const c = t.calls;
@@ -143,7 +103,7 @@ export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'repl
     costUsd: cost,
     cumulativeCost: cumulative(cost),
     fired: c.fired,
-    events: t.events.map((e) => new ViewEvent(e, projected)),
+    events: t.events,
     sourceEvents: t.baselines.source.events.map((e) => ({ call: e.call, position: e.turn, reason: e.reason, ledger: e.ledger ?? null })),
     lines: t.lines,
     note: t.note,
