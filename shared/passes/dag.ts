@@ -18,7 +18,7 @@ import { summaryToItem, turnsToItems } from '../summarize/items.js';
 import type { PassFn, TieredSummary } from './context.js';
 import { countTiers, spanTurns } from './common.js';
 import { buildSpanIndex, convCountIn } from '../strategies/spans.js';
-import type { PlanSpan } from '../strategies/types.js';
+import type { ExistingSummary, PlanSpan } from '../strategies/types.js';
 
 interface Made {
   summary: TieredSummary;
@@ -66,10 +66,13 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
 
   // Condensations depend on the previous level: one at a time, in plan order.
   // Each child is labelled with its depth, turns and time range (the depth ≥ 2 prompt shows them).
-  // Stored children by their plan ref (`s<id>`), listed only if the plan condenses (a leaf-only
-  // firing, most of a live replay's, needs none), keyed by id: no string built per summary.
-  const byId = plan.condense.length > 0 ? new Map(ctx.store.summaries().map((s) => [s.id, s])) : null;
-  const existing = { get: (ref: string) => (ref.startsWith('s') ? byId?.get(Number(ref.slice(1))) : undefined) };
+  // The stored children the condensations name (plan refs `s<id>`), found in one scan of the
+  // stored summaries: a firing of a live replay condenses a few of its hundreds of summaries.
+  const needed = new Set<number>();
+  for (const c of plan.condense) for (const ref of c.childIds) if (ref.startsWith('s')) needed.add(Number(ref.slice(1)));
+  const byId = new Map<number, ExistingSummary>();
+  if (needed.size > 0) for (const s of ctx.store.summaries()) if (needed.has(s.id)) byId.set(s.id, s);
+  const existing = { get: (ref: string) => (ref.startsWith('s') ? byId.get(Number(ref.slice(1))) : undefined) };
   const timeAt = (position: number) => ctx.readTurns(position, position + 1)[0]?.timestamp ?? null;
   for (const c of plan.condense) {
     ctx.checkCancelled();

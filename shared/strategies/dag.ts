@@ -25,7 +25,7 @@ import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
 import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedDag, ProjectedNode } from './types.js';
-import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
+import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeFlatIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
 
 export type DagParams = {
   contextThreshold: number;
@@ -175,17 +175,23 @@ function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { lea
 function coverageOf(summaries: readonly ExistingSummary[]): { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number } {
   const known = coverages.get(summaries);
   if (known) return known;
-  const leaves: Array<[number, number]> = [];
+  let leaves = 0;
   let summaryTokens = 0;
   for (const s of summaries) {
-    if (s.depth === 0) leaves.push([s.firstPosition, s.lastPosition]);
+    if (s.depth === 0) {
+      leafScratch[2 * leaves] = s.firstPosition;
+      leafScratch[2 * leaves + 1] = s.lastPosition;
+      leaves++;
+    }
     if (!s.compacted) summaryTokens += s.tokenCount;
   }
-  const out = { leafCoverage: mergeIntervals(leaves), summaryTokens };
+  const out = { leafCoverage: mergeFlatIntervals(leafScratch, leaves), summaryTokens };
   coverages.set(summaries, out);
   return out;
 }
 
+/** The leaves' intervals, flat (reused: the merged coverage is what is kept). */
+const leafScratch: number[] = [];
 const coverages = new WeakMap<readonly ExistingSummary[], { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number }>();
 
 export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {

@@ -566,12 +566,12 @@ export function convTokensInRanges(ix: SpanIndex, ranges: ReadonlyArray<readonly
 }
 
 /**
- * convTokensInRanges(ix, mergeIntervals(pairs)) without allocating: the pairs are inclusive
- * intervals in any order, overlapping or not, flat in `flat[0 .. 2 × count)` (a0, b0, a1, b1…),
- * and are sorted there in place (insertion sort: a live replay's are nearly sorted already).
- * The live loop asks this at every firing (shared/replay/live.ts `viewBefore`).
+ * mergeIntervals over flat pairs: inclusive intervals in any order, overlapping or not, as
+ * `flat[0 .. 2 × count)` (a0, b0, a1, b1…), sorted there in place (insertion sort: a live
+ * replay's are nearly sorted already). No tuple per input interval: the live loop and dag's
+ * view ask this at every firing, over every summary so far.
  */
-export function convTokensInUnion(ix: SpanIndex, flat: number[], count: number): number {
+export function mergeFlatIntervals(flat: number[], count: number): Array<[number, number]> {
   for (let i = 1; i < count; i++) {
     const a = flat[2 * i];
     const b = flat[2 * i + 1];
@@ -584,7 +584,7 @@ export function convTokensInUnion(ix: SpanIndex, flat: number[], count: number):
     flat[2 * j + 2] = a;
     flat[2 * j + 3] = b;
   }
-  let sum = 0;
+  const out: Array<[number, number]> = [];
   let i = 0;
   while (i < count) {
     const a = flat[2 * i];
@@ -595,9 +595,14 @@ export function convTokensInUnion(ix: SpanIndex, flat: number[], count: number):
       if (flat[2 * i + 1] > b) b = flat[2 * i + 1];
       i++;
     }
-    sum += convTokensIn(ix, clampCut(ix, a), clampCut(ix, b + 1));
+    out.push([a, b]);
   }
-  return sum;
+  return out;
+}
+
+/** convTokensInRanges(ix, mergeIntervals(pairs)) for flat pairs (mergeFlatIntervals; `flat` is sorted in place). */
+export function convTokensInUnion(ix: SpanIndex, flat: number[], count: number): number {
+  return convTokensInRanges(ix, mergeFlatIntervals(flat, count));
 }
 
 /** Conversation turns inside `ranges` (sorted, disjoint, inclusive). */

@@ -5,6 +5,7 @@ import {
   chunkRange,
   convTokensInRanges,
   convTokensInUnion,
+  mergeFlatIntervals,
   firstCutReaching,
   isSafeCut,
   makeSpan,
@@ -95,7 +96,7 @@ describe('intervals', () => {
     expect(uncoveredGaps([], 2, 4)).toEqual([[2, 4]]);
   });
 
-  it('convTokensInUnion counts what convTokensInRanges counts over the merged intervals, for 5,000 random sets (overlapping, touching, unordered, past either end)', () => {
+  it('mergeFlatIntervals merges as mergeIntervals does, and convTokensInUnion counts what convTokensInRanges counts over them, for 5,000 random sets (overlapping, touching, unordered, past either end)', () => {
     const ix = buildSpanIndex(syntheticSessionMetas(3000));
     let seed = 11;
     const rand = (k: number) => {
@@ -114,6 +115,7 @@ describe('intervals', () => {
         flat[2 * i] = a;
         flat[2 * i + 1] = b;
       });
+      expect(mergeFlatIntervals(flat.slice(), pairs.length)).toEqual(mergeIntervals(pairs));
       expect(convTokensInUnion(ix, flat, pairs.length)).toBe(convTokensInRanges(ix, mergeIntervals(pairs)));
     }
   });
