@@ -5,8 +5,10 @@
  * holds the imported database's garbage and two full runs per strategy, and V8's collector
  * then charges a slider frame for a heap the window never has.
  *
- * Per strategy: PREVIEW_WARMUP projections timed apart (`firstMs`: the first ones compile
- * the loop and the planners, and build the session's index and call columns), then `runs`
+ * Per strategy, from a settled heap (a full collection first: the metas' arrival and the
+ * previous strategy's garbage are not charged to it): PREVIEW_WARMUP projections timed apart
+ * (`firstMs`: the first ones compile the loop and the planners, and build the session's index
+ * and call columns), then `runs`
  * projections back to back (`medianMs`, with the process's CPU time `cpuMedianMs`: on a
  * shared machine the wall time also counts the time other processes held the cores), then
  * `runs` whole frames as the window computes them (`frameMedianMs`: replay inputs,
@@ -53,6 +55,9 @@ export async function measurePreview(req: PreviewRequest): Promise<Record<string
   // What the window's Timeline builds from a projection, on the session as imported (no usage).
   const source = { sessionId: 0, metas, usage: [], fit: null, external: [] };
   for (const strategy of req.strategies) {
+    // Each strategy from a settled heap: the metas' arrival and the previous strategy's garbage
+    // collected first (the child runs with --expose-gc), not charged to this one's runs.
+    (globalThis as { gc?: () => void }).gc?.();
     const prepared = prepareStrategy(strategy, {});
     const first: number[] = [];
     for (let i = 0; i < PREVIEW_WARMUP; i++) {
@@ -101,7 +106,7 @@ export async function measurePreview(req: PreviewRequest): Promise<Record<string
 /** Runs `measurePreview` in a child process (tsx) that holds only the metas it is sent. */
 export function previewInChild(req: PreviewRequest): Promise<Record<string, PreviewRow>> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answered = false;
     child.on('message', (m: { ok: true; rows: Record<string, PreviewRow> } | { ok: false; error: string }) => {
       answered = true;
