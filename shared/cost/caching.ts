@@ -174,20 +174,6 @@ export interface CostTotals extends CallCost {
   calls: number;
 }
 
-export function totals(costs: readonly CallCost[]): CostTotals {
-  const t: CostTotals = { calls: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
-  for (const c of costs) {
-    t.calls += 1;
-    t.promptTokens += c.promptTokens;
-    t.cacheReadTokens += c.cacheReadTokens;
-    t.cacheWriteTokens += c.cacheWriteTokens;
-    t.uncachedInputTokens += c.uncachedInputTokens;
-    t.outputTokens += c.outputTokens;
-    t.costUsd += c.costUsd;
-  }
-  return t;
-}
-
 export interface RecordedPriceOptions {
   /**
    * 'recorded' (default, what the app shows): 5-minute writes at the 5-minute rate, 1-hour

@@ -5,8 +5,23 @@
  * minimum and 128-token increments.
  */
 import { describe, expect, it } from 'vitest';
-import { priceRecordedUsage, simulateCallColumns, simulateCalls, totals, type SimCall } from '../../shared/cost/caching.js';
+import { priceRecordedUsage, simulateCallColumns, simulateCalls, type CallCost, type CostTotals, type SimCall } from '../../shared/cost/caching.js';
 import type { ModelCallUsage } from '../../shared/usage/types.js';
+
+/** The sums of per-call costs, in call order: what simulateCallColumns' totals must equal. */
+function totals(costs: readonly CallCost[]): CostTotals {
+  const t: CostTotals = { calls: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
+  for (const c of costs) {
+    t.calls += 1;
+    t.promptTokens += c.promptTokens;
+    t.cacheReadTokens += c.cacheReadTokens;
+    t.cacheWriteTokens += c.cacheWriteTokens;
+    t.uncachedInputTokens += c.uncachedInputTokens;
+    t.outputTokens += c.outputTokens;
+    t.costUsd += c.costUsd;
+  }
+  return t;
+}
 
 const T0 = Date.parse('2026-01-05T09:00:00Z');
 const MIN = 60_000;

@@ -14,6 +14,7 @@ import { loadReplaySource, runReplay } from '../../electron/engine/replay.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { listReplaySummaries, listSummaries } from '../../electron/store/variants.js';
 import { writeSetting } from '../../electron/store/settings.js';
+import { listTurnMetas } from '../../electron/store/turns.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -107,6 +108,10 @@ describe('live replay on the real spotter session', () => {
     const stored = listReplaySummaries(db, r.runId).sort((a, b) => a.firstPosition - b.firstPosition);
     expect(stored.map((s) => [s.depth, s.compacted])).toEqual(stored.map(() => [0, false]));
     for (let i = 1; i < stored.length; i++) expect(stored[i].firstPosition).toBeGreaterThan(stored[i - 1].lastPosition);
+    // Each stands for exactly the conversation turns of its span (the ids the pass listed when the
+    // replay's store read them, after the loop had grown the prefix on: convSpan's lazy ids).
+    const metas = listTurnMetas(db, sessionId);
+    for (const x of stored) expect(x.turnIds).toEqual(metas.slice(x.firstPosition, x.lastPosition + 1).filter((m) => m.role !== 'system').map((m) => m.id));
     // What the model saw at the last firing: every summary made so far, in order.
     const last = replayContextAt(db, r.runId, t.events[t.events.length - 1].call);
     const shown = last.messages.flatMap((m) => m.parts ?? [m.origin]).flatMap((o) => (o.kind === 'summary' ? [o.summaryId] : []));
@@ -136,6 +141,19 @@ describe('live replay on the real spotter session', () => {
     // Every row after the first starts where the history starts: it stands for all of it.
     const first = Math.min(...rows.map((s) => s.firstPosition));
     for (const s of rows) expect(s.firstPosition).toBe(first);
+    // A chunk row lists the new turns it summarized (its ids read lazily, after the loop): conversation
+    // turns, in order, ending with the row's last turn.
+    const metas = listTurnMetas(db, sessionId);
+    const byId = new Map(metas.map((m) => [m.id, m]));
+    for (const s of rows.filter((x) => x.kind === 'chunk')) {
+      const at = s.turnIds.map((id) => byId.get(id)!);
+      expect(at.length).toBeGreaterThan(0);
+      expect(at.every((m) => m.role !== 'system' && m.position >= s.firstPosition && m.position <= s.lastPosition)).toBe(true);
+      expect(at.map((m) => m.position)).toEqual([...at.map((m) => m.position)].sort((a, b) => a - b));
+      expect(at[at.length - 1].position).toBe(s.lastPosition);
+      const from = at[0].position;
+      expect(at.map((m) => m.id)).toEqual(metas.slice(from, s.lastPosition + 1).filter((m) => m.role !== 'system').map((m) => m.id));
+    }
   });
 
   it("abandons two-line's background commit when an emergency digest moved the history before it landed", async () => {
