@@ -16,7 +16,8 @@
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
 import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
-import { buildSpanIndex, convTokensInUnion, prefixIndex, spanIndexAt, type SpanIndex } from '../strategies/spans.js';
+import { buildSpanIndex, convTokensInUnion, prefixIndex, releasePrefix, spanIndexAt, type SpanIndex } from '../strategies/spans.js';
+import { growingPrefixes, reusedPrefixes } from './prefix-arrays.js';
 import type { VariantState } from '../strategies/types.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
@@ -153,6 +154,12 @@ export interface LiveOptions {
   fastSteps?: boolean;
   /** Called before each call's work; may yield to the event loop (the engine uses it for cancellation). */
   beforeCall?(call: number): Promise<void> | void;
+  /**
+   * The window's projection: the turns before each call come from arrays its session keeps
+   * from one run to the next (prefix-arrays.ts), so nothing may read them after the run (a
+   * replay's stored summaries list their turn ids from them afterwards: not for replays).
+   */
+  reusePrefixes?: boolean;
 }
 
 export interface LiveResult {
@@ -362,8 +369,9 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   let lastEnd = 0;
   let cyclesAtFire = 0;
   let prevContext = 0;
-  // The turns before the current call (append-only: planners read it during a call, never after).
-  const grownPrefix: TurnMeta[] = [];
+  // The turns before the current call (prefix-arrays.ts): a projection reuses its session's arrays.
+  const prefixes = o.reusePrefixes ? reusedPrefixes(metas) : growingPrefixes(metas);
+  let prefix: TurnMeta[] | null = null;
   // After a skip that said how far the trigger is, the transcript size before which no check is needed.
   let quietUntil = 0;
   let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
@@ -503,15 +511,15 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   };
 
   // The turns before the call at `end`, with their span index as an O(1) view on the session's.
-  // One array grows with the session (calls come in position order): no copy per firing.
+  // Calls come in position order: no copy per firing (prefix-arrays.ts).
   let prefixEnd = -1;
   const prefixAt = (end: number): TurnMeta[] => {
-    if (prefixEnd !== end) {
-      for (let p = grownPrefix.length; p < end; p++) grownPrefix.push(metas[p]);
-      prefixIndex(ix, grownPrefix);
+    if (prefixEnd !== end || prefix === null) {
+      prefix = prefixes.at(end);
+      prefixIndex(ix, prefix);
       prefixEnd = end;
     }
-    return grownPrefix;
+    return prefix;
   };
   // One measure object, refilled per call: mayFire reads it and keeps nothing.
   const measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
@@ -583,39 +591,45 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     return n;
   };
 
-  for (let k = quietRun(0); k < n; k = quietRun(k + 1)) {
-    if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    if (o.beforeCall) {
-      const wait = o.beforeCall(k);
-      if (wait) await wait;
-    }
-    const end = positions[k];
-    let changedAt = Infinity;
+  try {
+    for (let k = quietRun(0); k < n; k = quietRun(k + 1)) {
+      if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+      if (o.beforeCall) {
+        const wait = o.beforeCall(k);
+        if (wait) await wait;
+      }
+      const end = positions[k];
+      let changedAt = Infinity;
 
-    if (pending && k >= pending.due) {
-      const p = pending;
-      pending = null;
-      const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
-      if (r) changedAt = Math.min(changedAt, r.changedAt);
-    }
+      if (pending && k >= pending.due) {
+        const p = pending;
+        pending = null;
+        const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
+        if (r) changedAt = Math.min(changedAt, r.changedAt);
+      }
 
-    if (mayFireAt(k, end)) {
-      if (step) changedAt = Math.min(changedAt, stepAt(k, end, step));
-      else {
-        skippedHeadroom = undefined;
-        const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
-        cyclesAtFire = resultsPrefix[end];
-        quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
-        if (r) {
-          if (r.outcome.deferred) {
-            const deferred = r.outcome.deferred;
-            pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+      if (mayFireAt(k, end)) {
+        if (step) changedAt = Math.min(changedAt, stepAt(k, end, step));
+        else {
+          skippedHeadroom = undefined;
+          const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
+          cyclesAtFire = resultsPrefix[end];
+          quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
+          if (r) {
+            if (r.outcome.deferred) {
+              const deferred = r.outcome.deferred;
+              pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+            }
+            changedAt = Math.min(changedAt, r.changedAt);
           }
-          changedAt = Math.min(changedAt, r.changedAt);
         }
       }
+      record(k, end, changedAt);
     }
-    record(k, end, changedAt);
+  } finally {
+    // The grown prefix dies with the replay (spans.ts keeps the last one for O(1) views).
+    if (prefix !== null) releasePrefix(prefix);
+    prefixes.release();
   }
   const state = store.state();
   if (!stepLog || stepLog.count === 0) return { calls: out, firings, state };

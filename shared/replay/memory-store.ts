@@ -107,6 +107,21 @@ export class MemoryVariantStore implements VariantStore {
     return this.rows;
   }
 
+  /**
+   * Empties the store once its replay has been read (the projected timeline's: projection.ts).
+   * V8's young collector keeps a finished replay's closures alive until the next full
+   * collection (call sites remember their targets), and with them whatever they reach: a
+   * projection's rows would otherwise be promoted to the old generation, frame after frame.
+   */
+  clear(): void {
+    this.rows.length = 0;
+    this.views.length = 0;
+    this.byId.clear();
+    this.snapshot = null;
+    this.created = [];
+    this.folded = [];
+  }
+
   get(id: number): MemorySummary | undefined {
     return this.byId.get(id);
   }

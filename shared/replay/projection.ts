@@ -22,6 +22,8 @@ export interface ProjectionInput {
   commitDelayCalls?: number;
   /** False: every pass through the full machinery (the reference for model-free steps, see LiveOptions.fastSteps). */
   fastSteps?: boolean;
+  /** False: the turns before each call in one array grown for this run, not the session's reused ones (the reference prefix-arrays.ts is tested against). */
+  reusePrefixes?: boolean;
   /** Stops the projection (the window drops a projection the sliders have moved past). */
   signal?: AbortSignalLike;
 }
@@ -44,33 +46,40 @@ export async function projectTimeline(input: ProjectionInput): Promise<LiveResul
     costUsd: 0,
     latencyMs: 0,
   });
-  return runLive({
-    prepared: input.prepared,
-    metas: input.metas,
-    calls,
-    model: input.model,
-    store,
-    commitDelayCalls: input.commitDelayCalls,
-    fastSteps: input.fastSteps,
-    signal: input.signal,
-    context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
-      sessionId: 0,
-      variant: { id: 0, summarizer: { kind: 'extractive', promptVersion: PROJECTED_MODEL } },
-      metas,
-      readTurns: () => [],
+  try {
+    return await runLive({
+      prepared: input.prepared,
+      metas: input.metas,
+      calls,
+      model: input.model,
       store,
-      state: store.state(),
-      summarizer: { promptVersion: PROJECTED_MODEL },
-      concurrency: 1,
-      signal: NEVER,
-      projected: true,
-      overheadTokens,
-      live: { backgroundPending },
-      summarize: async (req) => projected(req.targetTokens),
-      countTokens: (text) => Math.ceil(text.length / 4),
-      progress() {},
-      event() {},
-      checkCancelled() {},
-    }),
-  });
+      commitDelayCalls: input.commitDelayCalls,
+      fastSteps: input.fastSteps,
+      signal: input.signal,
+      // Nothing reads the turns after the run (the store is cleared below).
+      reusePrefixes: input.reusePrefixes !== false,
+      context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
+        sessionId: 0,
+        variant: { id: 0, summarizer: { kind: 'extractive', promptVersion: PROJECTED_MODEL } },
+        metas,
+        readTurns: () => [],
+        store,
+        state: store.state(),
+        summarizer: { promptVersion: PROJECTED_MODEL },
+        concurrency: 1,
+        signal: NEVER,
+        projected: true,
+        overheadTokens,
+        live: { backgroundPending },
+        summarize: async (req) => projected(req.targetTokens),
+        countTokens: (text) => Math.ceil(text.length / 4),
+        progress() {},
+        event() {},
+        checkCancelled() {},
+      }),
+    });
+  } finally {
+    // Nothing reads the store after the run (the result carries the state and the firings).
+    store.clear();
+  }
 }

@@ -173,8 +173,7 @@ function dagVisible(ix: SpanIndex, summaries: readonly ExistingSummary[]): { lea
  * list, at each of its firings.
  */
 function coverageOf(summaries: readonly ExistingSummary[]): { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number } {
-  const known = coverages.get(summaries);
-  if (known) return known;
+  if (lastCoverage !== null && lastCoverage.summaries === summaries) return lastCoverage.out;
   let leaves = 0;
   let summaryTokens = 0;
   for (const s of summaries) {
@@ -186,13 +185,18 @@ function coverageOf(summaries: readonly ExistingSummary[]): { leafCoverage: Read
     if (!s.compacted) summaryTokens += s.tokenCount;
   }
   const out = { leafCoverage: mergeFlatIntervals(leafScratch, leaves), summaryTokens };
-  coverages.set(summaries, out);
+  lastCoverage = { summaries, out };
   return out;
 }
 
 /** The leaves' intervals, flat (reused: the merged coverage is what is kept). */
 const leafScratch: number[] = [];
-const coverages = new WeakMap<readonly ExistingSummary[], { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number }>();
+/**
+ * The last list's coverage: a firing's plan and the view after it each read one list twice in
+ * a row. One slot, not a WeakMap: V8's young collector keeps a WeakMap entry whose key and
+ * value are young alive, and a slider frame's lists would then be promoted to the old generation.
+ */
+let lastCoverage: { summaries: readonly ExistingSummary[]; out: { leafCoverage: ReadonlyArray<readonly [number, number]>; summaryTokens: number } } | null = null;
 
 export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   const { turns, summaries, params } = input;

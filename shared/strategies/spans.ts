@@ -150,6 +150,7 @@ export function buildSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   // Turn arrays are never mutated (planner inputs are immutable): one index per array, so a
   // pass re-planning what its planner just planned, or a slider frame over the same session,
   // does not rebuild it. The length check guards against an array that grew anyway.
+  if (lastGrown !== null && lastGrown.prefix === turns && lastGrown.view.count === turns.length) return lastGrown.view;
   const known = built.get(turns);
   if (known && known.count === turns.length) return known;
   const ix = computeSpanIndex(turns);
@@ -163,7 +164,8 @@ const built = new WeakMap<readonly TurnMeta[], SpanIndex>();
  * The index of `prefix` (the first turns of the session `full` was built over) as a view on
  * `full`'s arrays, in O(1): prefix sums of a prefix are the prefix of the prefix sums. Cut
  * safety is the full session's, except that the prefix's own end is always safe. The live
- * replay registers each prefix it plans on, so planning before every call rescans nothing.
+ * replay hands each prefix it plans on to here first (buildSpanIndex then finds its view), so
+ * planning before every call rescans nothing.
  */
 export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanIndex {
   const n = prefix.length;
@@ -174,16 +176,19 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   // The array the live replay grew last: no WeakMap lookup per call.
   if (lastGrown !== null && lastGrown.prefix === prefix && lastGrown.full === full) return moveView(lastGrown.view, n);
   const known = views.get(prefix);
-  if (known && known.full === full) {
-    if (built.get(prefix) !== known.view) built.set(prefix, known.view);
-    lastGrown = { prefix, full, view: known.view };
-    return moveView(known.view, n);
-  }
-  const view = viewOf(full, n);
-  views.set(prefix, { full, view });
-  built.set(prefix, view);
+  const view = known && known.full === full ? moveView(known.view, n) : viewOf(full, n);
+  // The grown array is held in this one slot, not in the WeakMaps: V8's young collector keeps
+  // a WeakMap entry whose key and value are young alive, so a slider frame's prefix (~100k
+  // entries) and its view would survive to the old generation, once per frame. Only a prefix
+  // another replay's displaces (two replays interleaved at their awaits) is filed there.
+  if (lastGrown !== null) fileView(lastGrown.prefix, lastGrown.full, lastGrown.view);
   lastGrown = { prefix, full, view };
   return view;
+}
+
+function fileView(prefix: readonly TurnMeta[], full: SpanIndex, view: Mutable<SpanIndex>): void {
+  views.set(prefix, { full, view });
+  built.set(prefix, view);
 }
 
 /**
@@ -228,6 +233,15 @@ function viewOf(full: SpanIndex, n: number): Mutable<SpanIndex> {
 }
 
 let lastGrown: { prefix: readonly TurnMeta[]; full: SpanIndex; view: Mutable<SpanIndex> } | null = null;
+
+/**
+ * Lets go of a grown prefix when its replay ends (live.ts): held here until the next replay,
+ * the ~100k-entry array would outlive its projection and be promoted to the old generation
+ * at the next young collection, once per slider frame.
+ */
+export function releasePrefix(prefix: readonly TurnMeta[]): void {
+  if (lastGrown !== null && lastGrown.prefix === prefix) lastGrown = null;
+}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const views = new WeakMap<readonly TurnMeta[], { full: SpanIndex; view: Mutable<SpanIndex> }>();
