@@ -13,9 +13,10 @@
  *    compacted. Nothing is written before it, so a cancelled or failed pass leaves the
  *    variant exactly as it was. Turns are never touched.
  */
+import { withLazy } from '../lazy.js';
 import { planDag, type DagParams } from '../strategies/dag.js';
 import { summaryToItem, turnsToItems } from '../summarize/items.js';
-import type { PassFn, TieredSummary } from './context.js';
+import type { NewSummary, PassFn, TieredSummary } from './context.js';
 import { countTiers, spanTurns } from './common.js';
 import { buildSpanIndex, convCountIn } from '../strategies/spans.js';
 import type { ExistingSummary, PlanSpan } from '../strategies/types.js';
@@ -110,25 +111,27 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
       const span = m.span;
       ids.set(
         ref,
-        w.insertSummary({
-          kind: m.depth === 0 ? 'leaf' : 'condensed',
-          depth: m.depth,
-          text: m.summary.text,
-          tokenCount: m.summary.tokenCount,
-          tier: m.summary.tier,
-          model: m.summary.model,
-          promptVersion: ctx.summarizer.promptVersion,
-          cacheKey: m.summary.cacheKey,
-          cacheHit: m.summary.cacheHit,
-          firstPosition: m.firstPosition,
-          lastPosition: m.lastPosition,
-          // A getter, not a spread: the store lists the ids only if it reads them.
-          get turnIds() {
-            return span?.turnIds;
-          },
-          childSummaryIds: childIds,
-          facts: m.summary.facts,
-        }),
+        w.insertSummary(
+          withLazy<NewSummary, 'turnIds'>(
+            {
+              kind: m.depth === 0 ? 'leaf' : 'condensed',
+              depth: m.depth,
+              text: m.summary.text,
+              tokenCount: m.summary.tokenCount,
+              tier: m.summary.tier,
+              model: m.summary.model,
+              promptVersion: ctx.summarizer.promptVersion,
+              cacheKey: m.summary.cacheKey,
+              cacheHit: m.summary.cacheHit,
+              firstPosition: m.firstPosition,
+              lastPosition: m.lastPosition,
+            },
+            // Lazy, not a spread: the store lists the ids only if it reads them.
+            'turnIds',
+            () => span?.turnIds,
+            { childSummaryIds: childIds, facts: m.summary.facts },
+          ),
+        ),
       );
       if (childIds) w.markCompacted(childIds);
     }

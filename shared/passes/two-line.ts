@@ -30,7 +30,8 @@
  * start of the task, before any model call, so the context shrinks at once, and the
  * upgrade continues in the task.
  */
-import type { PassContext, PassFn, PassOutcome } from './context.js';
+import { withLazy } from '../lazy.js';
+import type { NewSummary, PassContext, PassFn, PassOutcome } from './context.js';
 import { chunkTargetTokens, decideTwoLine, digestTargetTokens, liveTwoLineSummaries, passSummaryTargetTokens, ORDINARY_PROFILE, type TwoLineDecision, type TwoLineParams } from '../strategies/two-line.js';
 import { buildSpanIndex, chunkRange, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
@@ -381,25 +382,27 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
     const span = convSpan(ctx.metas, r.from, r.to, ix);
     // Supersedes every live row and the base (which a digest may have superseded already).
     const superseded = [...new Set([...d.live.map((s) => s.id), ...(d.base ? [d.base.id] : [])])];
-    const id = w.insertSummary({
-      kind: 'chunk',
-      depth: 0,
-      text: r.text,
-      tokenCount: r.tokenCount,
-      tier: r.tier,
-      model: r.model,
-      promptVersion: ctx.variant.summarizer.promptVersion,
-      cacheKey: r.cacheKey,
-      cacheHit: r.cacheHit,
-      firstPosition: d.base?.firstPosition ?? d.live[0]?.firstPosition ?? span.first,
-      lastPosition: span.last,
-      // Listed when the store reads them (SQLite at once; a replay's memory when asked).
-      get turnIds() {
-        return span.turnIds;
-      },
-      childSummaryIds: superseded,
-      facts: r.facts,
-    });
+    const id = w.insertSummary(
+      withLazy<NewSummary, 'turnIds'>(
+        {
+          kind: 'chunk',
+          depth: 0,
+          text: r.text,
+          tokenCount: r.tokenCount,
+          tier: r.tier,
+          model: r.model,
+          promptVersion: ctx.variant.summarizer.promptVersion,
+          cacheKey: r.cacheKey,
+          cacheHit: r.cacheHit,
+          firstPosition: d.base?.firstPosition ?? d.live[0]?.firstPosition ?? span.first,
+          lastPosition: span.last,
+        },
+        // Listed when the store reads them (SQLite at once; a replay's memory when asked).
+        'turnIds',
+        () => span.turnIds,
+        { childSummaryIds: superseded, facts: r.facts },
+      ),
+    );
     w.markCompacted(superseded);
     const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.

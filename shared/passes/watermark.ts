@@ -27,7 +27,8 @@
  *    The budget spends `summary.costUsd`: what the calls cost by the one price table
  *    (shared/cost/prices.ts) with the user's prices, 0 on a cache hit or a model-free summarizer.
  */
-import type { PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
+import { withLazy } from '../lazy.js';
+import type { NewSummary, PassContext, PassFn, PassOutcome, TieredSummary } from './context.js';
 import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
@@ -79,25 +80,28 @@ function commit(ctx: PassContext, d: WatermarkDecision, c: Commit, ix: SpanIndex
     if ((now.watermarkSummaryId ?? null) !== (ctx.state.watermarkSummaryId ?? null) || (now.watermark ?? null) !== (ctx.state.watermark ?? null)) {
       throw new Error(`variant ${ctx.variant.id} changed during the pass (watermark ${ctx.state.watermark ?? 'none'} -> ${now.watermark ?? 'none'}); nothing written`);
     }
-    const id = w.insertSummary({
-      kind: 'watermark',
-      // Version 1: one summary per pass, never folded into a later one.
-      depth: 0,
-      text: c.text,
-      tokenCount: c.tokenCount,
-      tier: c.tier,
-      model: c.model,
-      promptVersion: ctx.variant.summarizer.promptVersion,
-      cacheKey: c.cacheKey,
-      cacheHit: c.cacheHit,
-      firstPosition: span.first,
-      lastPosition: span.last,
-      // Read by the store that keeps them (SQLite at once; the replay's memory when asked).
-      get turnIds() {
-        return span.turnIds;
-      },
-      facts: c.facts,
-    });
+    const id = w.insertSummary(
+      withLazy<NewSummary, 'turnIds'>(
+        {
+          kind: 'watermark',
+          // Version 1: one summary per pass, never folded into a later one.
+          depth: 0,
+          text: c.text,
+          tokenCount: c.tokenCount,
+          tier: c.tier,
+          model: c.model,
+          promptVersion: ctx.variant.summarizer.promptVersion,
+          cacheKey: c.cacheKey,
+          cacheHit: c.cacheHit,
+          firstPosition: span.first,
+          lastPosition: span.last,
+        },
+        // Read by the store that keeps them (SQLite at once; the replay's memory when asked).
+        'turnIds',
+        () => span.turnIds,
+        { facts: c.facts },
+      ),
+    );
     const state: VariantState = { ...ctx.state, watermark: c.watermark, watermarkSummaryId: id, spentUsd: c.spentUsd };
     w.setState(state);
     return state;
@@ -112,37 +116,20 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   const baseStats: BaseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
 
   if (!d.compact || d.newWatermark === null) {
-    // The skip's reason is written only if read (own enumerable getters: the engine stores
-    // the event and the stats as JSON; a live replay skips hundreds of times and reads neither).
-    if (d.skip === 'no_valid_boundary')
-      ctx.event('compaction_failed', {
-        failureMode: 'no_valid_boundary',
-        get reason() {
-          return d.reason;
-        },
-        pendingTokens: d.pendingTokens,
-      });
-    else
-      ctx.event('compaction_skipped', {
-        get reason() {
-          return d.reason;
-        },
-        pendingTokens: d.pendingTokens,
-        level: d.level,
-      });
+    // The skip's reason is written only if read (own enumerable lazy fields, shared/lazy.ts: the
+    // engine stores the event and the stats as JSON; a live replay skips hundreds of times and reads neither).
+    const reason = () => d.reason;
+    if (d.skip === 'no_valid_boundary') ctx.event('compaction_failed', withLazy<Record<string, unknown>, 'reason'>({ failureMode: 'no_valid_boundary' }, 'reason', reason, { pendingTokens: d.pendingTokens }));
+    else ctx.event('compaction_skipped', withLazy<Record<string, unknown>, 'reason'>({}, 'reason', reason, { pendingTokens: d.pendingTokens, level: d.level }));
     // Pending tokens grow at most as fast as the transcript: nothing can fire before they reach the line.
     const line = d.budgetSpent ? params.hardCapTokens : Math.min(params.softThresholdTokens, params.hardCapTokens);
     const headroomTokens = d.skip === 'below_soft_threshold' || d.skip === 'budget_exhausted' ? Math.max(0, line - d.pendingTokens) : undefined;
-    const stats: Record<string, unknown> = {
-      pendingTokens: baseStats.pendingTokens,
-      level: baseStats.level,
-      previousWatermark: baseStats.previousWatermark,
-      spentUsd: baseStats.spentUsd,
-      get reason() {
-        return d.reason;
-      },
-      skip: d.skip,
-    };
+    const stats = withLazy<Record<string, unknown>, 'reason'>(
+      { pendingTokens: baseStats.pendingTokens, level: baseStats.level, previousWatermark: baseStats.previousWatermark, spentUsd: baseStats.spentUsd },
+      'reason',
+      reason,
+      { skip: d.skip },
+    );
     if (d.skip === 'no_valid_boundary') stats.failureMode = 'no_valid_boundary';
     return { status: 'skipped', stats, headroomTokens };
   }

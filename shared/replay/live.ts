@@ -13,6 +13,7 @@
  *
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
+import { withLazy } from '../lazy.js';
 import { visibleTokens, type PreparedStrategy } from '../strategies/index.js';
 import type { LiveMeasure, LiveStep } from '../strategies/strategy.js';
 import { preMaskWindowOf, stageMetas } from '../strategies/mask-stage.js';
@@ -634,12 +635,5 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   const state = store.state();
   if (!stepLog || stepLog.count === 0) return { calls: out, firings, state };
   // A model-free run fires only by steps: its firings are built when first read.
-  let built: LiveFiring[] | null = null;
-  return {
-    calls: out,
-    state,
-    get firings(): LiveFiring[] {
-      return (built ??= stepLog.firings(out));
-    },
-  };
+  return withLazy<LiveResult, 'firings'>({ calls: out }, 'firings', () => stepLog.firings(out), { state });
 }

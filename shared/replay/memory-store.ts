@@ -4,6 +4,7 @@
  * to SQLite. Each summary remembers the model call at which it was made; a commit that
  * throws leaves nothing behind. The engine persists the result when a replay completes.
  */
+import { withLazy } from '../lazy.js';
 import type { ExistingSummary, VariantState } from '../strategies/types.js';
 import type { NewSummary, VariantStore, VariantWriter } from '../passes/context.js';
 import type { FactSet } from '../facts/types.js';
@@ -31,37 +32,29 @@ const existingOf = (r: MemorySummary): ExistingSummary => ({
 
 /**
  * A stored row: the summary's fields written out (no spread), its turn ids listed when first
- * read — a pass hands a span's ids lazily (makeSpan), and the projected timeline never reads
- * them (~100,000 ids per projection of a long session otherwise).
+ * read (shared/lazy.ts) — a pass hands a span's ids lazily (makeSpan), and the projected
+ * timeline never reads them (~100,000 ids per projection of a long session otherwise).
  */
 function memoryRow(s: NewSummary, id: number, callIndex: number): MemorySummary {
-  let ids: number[] | null = null;
-  const row: MemorySummary = {
-    kind: s.kind,
-    depth: s.depth,
-    text: s.text,
-    tokenCount: s.tokenCount,
-    tier: s.tier,
-    model: s.model,
-    promptVersion: s.promptVersion,
-    cacheKey: s.cacheKey,
-    cacheHit: s.cacheHit,
-    firstPosition: s.firstPosition,
-    lastPosition: s.lastPosition,
-    get turnIds(): number[] {
-      return (ids ??= s.turnIds ?? []);
+  return withLazy<MemorySummary, 'turnIds'>(
+    {
+      kind: s.kind,
+      depth: s.depth,
+      text: s.text,
+      tokenCount: s.tokenCount,
+      tier: s.tier,
+      model: s.model,
+      promptVersion: s.promptVersion,
+      cacheKey: s.cacheKey,
+      cacheHit: s.cacheHit,
+      firstPosition: s.firstPosition,
+      lastPosition: s.lastPosition,
     },
-    set turnIds(v: number[]) {
-      ids = v;
-    },
-    childSummaryIds: s.childSummaryIds,
-    facts: s.facts,
-    id,
-    compacted: false,
-    callIndex,
-    childIds: s.childSummaryIds ?? [],
-  };
-  return row;
+    'turnIds',
+    () => s.turnIds ?? [],
+    { childSummaryIds: s.childSummaryIds, facts: s.facts, id, compacted: false, callIndex, childIds: s.childSummaryIds ?? [] },
+    { settable: true },
+  );
 }
 
 

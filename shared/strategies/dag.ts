@@ -20,6 +20,7 @@
  * - What the model sees: system turns, uncompacted summaries in chronological order, then
  *   the turns not covered by any summary (at least the fresh tail).
  */
+import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
@@ -266,9 +267,8 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
   for (const sp of spans) leafDelta += projectedTokens(sp.targetTokens, sp.tokens) - sp.tokens;
 
   // The projected DAG: existing summaries, projected leaves, projected parents. Listed on
-  // first read (an enumerable getter, as makeSpan's turnIds): the live replay plans before
+  // first read (shared/lazy.ts, as makeSpan's turnIds): the live replay plans before
   // firings and never reads it, and it is O(every summary so far) per plan.
-  let dag: ProjectedDag | null = null;
   const listDag = (): ProjectedDag => {
     const nodes: ProjectedNode[] = [];
     for (const s of summaries) {
@@ -294,23 +294,20 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
     ? `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
     : `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
 
-  return {
-    strategy: 'dag',
-    params,
-    trigger: { compact: shouldCompact && !nothing, reason, pressure: ctxTokens / params.tokenBudget },
-    boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, params.freshTailCount, n) }],
-    spans,
-    condense,
-    get dag() {
-      return (dag ??= listDag());
+  return withLazy<Plan<DagParams>, 'dag'>(
+    {
+      strategy: 'dag',
+      params,
+      trigger: { compact: shouldCompact && !nothing, reason, pressure: ctxTokens / params.tokenBudget },
+      boundaries: [{ kind: 'fresh-tail', position: freshTailStart, label: freshTailLabel(n - freshTailStart, params.freshTailCount, n) }],
+      spans,
+      condense,
     },
-    set dag(value: ProjectedDag) {
-      dag = value;
-    },
-    tokensBefore,
-    tokensAfter: tokensBefore + leafDelta + condensedTokenDelta,
-    budget: params.tokenBudget,
-  };
+    'dag',
+    listDag,
+    { tokensBefore, tokensAfter: tokensBefore + leafDelta + condensedTokenDelta, budget: params.tokenBudget },
+    { settable: true },
+  );
 }
 
 /** What the fresh tail kept, and why it is larger than asked when a tool cycle made it grow. */

@@ -13,6 +13,7 @@
  * (metas only) and `maskToolResults` (full turns, used by the replay) share this rule
  * through `maskBoundaryOf`, so the preview and the replay agree.
  */
+import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { buildSpanIndex, type SpanIndex } from './spans.js';
 import type { StrategyRules } from './strategy.js';
@@ -104,7 +105,6 @@ export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams
   const m = boundary !== null ? maskedResults(ix, boundary) : { count: 0, tokens: 0, chars: 0, first: -1, last: -1 };
   // One span: the masked result turns (a subset of [first, last], like spans that skip system turns).
   // Their ids are listed only when read (a live replay plans masking before every tool cycle).
-  let ids: number[] | null = null;
   const listIds = () => {
     const out: number[] = [];
     for (let p = m.first; p <= m.last; p++) if (turns[p].cycleStart < turns[p].position && turns[p].cycleStart < boundary!) out.push(turns[p].id);
@@ -113,21 +113,7 @@ export function planMasking(input: PlanInput<MaskingParams>): Plan<MaskingParams
   const spans: PlanSpan[] =
     m.count > 0
       ? [
-          {
-            id: 'p0',
-            purpose: 'mask',
-            firstPosition: m.first,
-            lastPosition: m.last,
-            get turnIds() {
-              return (ids ??= listIds());
-            },
-            set turnIds(v: number[]) {
-              ids = v;
-            },
-            tokens: m.tokens,
-            chars: m.chars,
-            targetTokens: m.count * MASK_PLACEHOLDER_TOKENS,
-          },
+          withLazy<PlanSpan, 'turnIds'>({ id: 'p0', purpose: 'mask', firstPosition: m.first, lastPosition: m.last }, 'turnIds', listIds, { tokens: m.tokens, chars: m.chars, targetTokens: m.count * MASK_PLACEHOLDER_TOKENS }, { settable: true }),
         ]
       : [];
   // A result turn is counted as all tool output: an estimate; the replay counts exactly.

@@ -18,6 +18,7 @@
  * pass computes the suffix minimum of cycleStart), then answer every query in O(1) or
  * O(log n).
  */
+import { withLazy } from '../lazy.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { PlanSpan } from './types.js';
 
@@ -479,16 +480,9 @@ export function convSpan(turns: readonly TurnMeta[], from: number, to: number, i
   while (turns[first].role === 'system') first++;
   let last = to - 1;
   while (turns[last].role === 'system') last--;
-  // The ids listed on first read (an enumerable getter, as makeSpan's): a live replay's
+  // The ids listed on first read (shared/lazy.ts, as makeSpan's): a live replay's
   // projection writes its summaries to memory and never reads them (~100,000 per projection).
-  let turnIds: number[] | null = null;
-  return {
-    get turnIds() {
-      return (turnIds ??= convTurnIds(turns, from, to, ix));
-    },
-    first,
-    last,
-  };
+  return withLazy<{ readonly turnIds: number[]; first: number; last: number }, 'turnIds'>({}, 'turnIds', () => convTurnIds(turns, from, to, ix), { first, last });
 }
 
 /**
@@ -503,9 +497,8 @@ export function makeSpan(
 ): PlanSpan | null {
   const count = convCountIn(ix, args.from, args.to);
   if (count === 0) return null;
-  // The ids are listed on first read (an enumerable getter: spreads, JSON and deep equality
-  // see a plain array): a live replay that plans before every call rarely reads them.
-  let turnIds: number[] | null = null;
+  // The ids are listed on first read (shared/lazy.ts: spreads, JSON and deep equality see a
+  // plain array): a live replay that plans before every call rarely reads them.
   const listIds = () => {
     // Exact length known from the prefix counts: no array growth on 100,000-turn plans.
     const ids = new Array<number>(count);
@@ -516,21 +509,13 @@ export function makeSpan(
   while (turns[first].role === 'system') first++;
   let last = args.to - 1;
   while (turns[last].role === 'system') last--;
-  const span: PlanSpan = {
-    id: args.id,
-    purpose: args.purpose,
-    firstPosition: first,
-    lastPosition: last,
-    get turnIds() {
-      return (turnIds ??= listIds());
-    },
-    set turnIds(ids: number[]) {
-      turnIds = ids;
-    },
-    tokens: convTokensIn(ix, args.from, args.to),
-    chars: convCharsIn(ix, args.from, args.to),
-    targetTokens: args.targetTokens,
-  };
+  const span = withLazy<PlanSpan, 'turnIds'>(
+    { id: args.id, purpose: args.purpose, firstPosition: first, lastPosition: last },
+    'turnIds',
+    listIds,
+    { tokens: convTokensIn(ix, args.from, args.to), chars: convCharsIn(ix, args.from, args.to), targetTokens: args.targetTokens },
+    { settable: true },
+  );
   if (args.priorSummaryId !== undefined) span.priorSummaryId = args.priorSummaryId;
   return span;
 }

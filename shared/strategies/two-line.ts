@@ -30,6 +30,7 @@
  * default) takes the profile's; any other value overrides it.
  * Counting conventions as everywhere (spans.ts): system turns are never summarized.
  */
+import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
@@ -170,7 +171,6 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
 
   // The reason is text only a plan or a firing record reads: written on first read (the live
   // replay decides two or three times per firing and keeps none of the texts).
-  let reason: string | null = null;
   const describe = (): string => {
     const linesText = `${lines.warningPct}/${lines.emergencyPct}%${lines.fellBack ? ` (the given pair ${params.warningPct}/${params.emergencyPct} is not 0 <= warning < emergency <= 100: fell back to 50/80)` : ''}`;
     const head = `pressure ${pct(pressure)} of ${formatCount(params.contextWindow)} tokens, lines ${linesText}`;
@@ -179,28 +179,29 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
     if (digestPending) return `${head}: below warning, but the digest awaits its upgrade`;
     return `${head}: below warning, nothing to do`;
   };
-  return {
-    warningPct: lines.warningPct,
-    emergencyPct: lines.emergencyPct,
-    fellBack: lines.fellBack,
-    keepLast,
-    prefixEnd,
-    coveredUntil,
-    keptStart,
-    visibleTokens,
-    pressure,
-    level,
-    live,
-    base,
-    digestRange,
-    backgroundRange,
-    digestPending,
-    pendingTurns,
-    // An own enumerable getter: spreads, JSON and deep equality see the text.
-    get reason() {
-      return (reason ??= describe());
+  // An own enumerable lazy field (shared/lazy.ts): spreads, JSON and deep equality see the text.
+  return withLazy<TwoLineDecision, 'reason'>(
+    {
+      warningPct: lines.warningPct,
+      emergencyPct: lines.emergencyPct,
+      fellBack: lines.fellBack,
+      keepLast,
+      prefixEnd,
+      coveredUntil,
+      keptStart,
+      visibleTokens,
+      pressure,
+      level,
+      live,
+      base,
+      digestRange,
+      backgroundRange,
+      digestPending,
+      pendingTurns,
     },
-  };
+    'reason',
+    describe,
+  );
 }
 
 /** Position where the visible tokens reach `threshold` (for the warning/emergency lines on the turn list), or null. */

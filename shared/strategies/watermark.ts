@@ -25,6 +25,7 @@
  * Counting conventions (shared with every planner, see spans.ts): message counts and
  * tokens are over conversation (non-system) turns; system turns are never summarized.
  */
+import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import type { StrategyRules } from './strategy.js';
@@ -138,27 +139,9 @@ export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex
   const candidateWatermark = safeCutAtOrBefore(ix, tailStart);
   // The reason is text only a plan or a firing record reads: written on first read (a live
   // replay decides before every call near the threshold and skips most of those).
-  const decision = (compact: boolean, skip: WatermarkSkip | null, forced: boolean, newWatermark: number | null, describe: () => string): WatermarkDecision => {
-    let reason: string | null = null;
-    return {
-      prefixEnd,
-      tailStart,
-      currentWatermark,
-      currentSummary,
-      pendingTokens,
-      level,
-      budgetSpent,
-      candidateWatermark,
-      compact,
-      skip,
-      forced,
-      newWatermark,
-      // An own enumerable getter: spreads, JSON and deep equality see the text.
-      get reason() {
-        return (reason ??= describe());
-      },
-    };
-  };
+  const decision = (compact: boolean, skip: WatermarkSkip | null, forced: boolean, newWatermark: number | null, describe: () => string): WatermarkDecision =>
+    // An own enumerable lazy field (shared/lazy.ts): spreads, JSON and deep equality see the text.
+    withLazy<WatermarkDecision, 'reason'>({ prefixEnd, tailStart, currentWatermark, currentSummary, pendingTokens, level, budgetSpent, candidateWatermark, compact, skip, forced, newWatermark }, 'reason', describe);
   const skip = (why: WatermarkSkip, reason: () => string): WatermarkDecision => decision(false, why, false, null, () => `${why}: ${reason()}`);
 
   const pendingText = () => `pending ${fmt(pendingTokens)} tokens`;
