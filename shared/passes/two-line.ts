@@ -460,33 +460,14 @@ function outcomeOf(base: LineStats, d: TwoLineDecision, digest: DigestStepResult
 
 /**
  * The pass's stats (a skipped pass's when `digest` is null: the lines and the reason). The
- * reason is written on first read (an own enumerable getter: the engine stores stats as
- * JSON): a live firing whose background pass lands later records only the commit's.
+ * reason is written on first read (an own enumerable lazy field, shared/lazy.ts: the engine
+ * stores stats as JSON): a live firing whose background pass lands later records only the commit's.
  */
 function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepResult | null, bg: BackgroundStepResult | null): Record<string, unknown> {
-  // Written out, no spread: V8 puts a getter after the spread's keys, and the key order is part of the stored JSON.
-  let reason: string | null = null;
-  if (!digest) {
-    return {
-      level: base.level,
-      pressure: base.pressure,
-      warningPct: base.warningPct,
-      emergencyPct: base.emergencyPct,
-      linesFellBack: base.linesFellBack,
-      get reason() {
-        return d.reason;
-      },
-    };
-  }
-  return {
-    level: base.level,
-    pressure: base.pressure,
-    warningPct: base.warningPct,
-    emergencyPct: base.emergencyPct,
-    linesFellBack: base.linesFellBack,
-    get reason() {
-      return (reason ??= bg ? `${d.reason}; ${bg.reason}` : digest.abandoned ? `${d.reason}; abandoned before the digest` : d.reason);
-    },
+  // The key order is part of the stored JSON: lines, then the reason, then the work done (withLazy keeps it).
+  const lines = { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack };
+  if (!digest) return withLazy<Record<string, unknown>, 'reason'>(lines, 'reason', () => d.reason);
+  return withLazy<Record<string, unknown>, 'reason'>(lines, 'reason', () => (bg ? `${d.reason}; ${bg.reason}` : digest.abandoned ? `${d.reason}; abandoned before the digest` : d.reason), {
     digestWritten: digest.written,
     digestTurns: digest.turns,
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
@@ -496,5 +477,5 @@ function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepRes
     fallbackChunks: bg?.fallbackChunks ?? 0,
     tiersUsed: countTiers(bg?.tiers ?? []),
     abandoned: digest.abandoned || (bg?.abandoned ?? false),
-  };
+  });
 }
