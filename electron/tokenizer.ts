@@ -69,12 +69,17 @@ export function isTokenizerName(s: string): s is TokenizerName {
  * A token counter that remembers texts it has counted, for one run: a replay repeats most
  * turns' blocks, and the extractive summarizer of a rolling replay costs the same entries at
  * each of its summaries. Seeded with the stored count of every single-block turn: a replay
- * then re-tokenizes only summaries, placeholders and multi-block turns.
+ * then re-tokenizes only summaries, placeholders and multi-block turns. The seed is read on
+ * the first count, not before: a replay's ledgers over a summarizing strategy build their
+ * views without counting, and seeding 100,000 turns' texts took a tenth of a second.
  */
 export function memoizedCounter(count: (text: string) => number, seed: readonly Turn[] = []): (text: string) => number {
-  const memo = new Map<string, number>();
-  for (const t of seed) if (t.blocks.length === 1) memo.set(blockToText(t.blocks[0]), t.tokenCount);
+  let memo: Map<string, number> | null = null;
   return (text) => {
+    if (memo === null) {
+      memo = new Map<string, number>();
+      for (const t of seed) if (t.blocks.length === 1) memo.set(blockToText(t.blocks[0]), t.tokenCount);
+    }
     let n = memo.get(text);
     if (n === undefined) {
       n = count(text);

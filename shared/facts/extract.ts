@@ -18,7 +18,7 @@
  */
 import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { itemSegments, turnToItem } from '../summarize/items.js';
+import { itemSegmentsOf, turnToItem } from '../summarize/items.js';
 import type { Turn } from '../model/turn.js';
 import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
@@ -516,7 +516,7 @@ function feed(c: Collector, from: number, count: number, itemAt: (i: number) => 
     c.item = i;
     const item = itemAt(i);
     const isUserTurn = item.kind === 'turn' && item.role === 'user';
-    for (const seg of itemSegments(item.text)) {
+    for (const seg of itemSegmentsOf(item)) {
       switch (seg.kind) {
         case 'said': {
           const said = seg.lines.join('\n');

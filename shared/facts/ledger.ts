@@ -175,6 +175,8 @@ function runsOf(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Map<stri
 const runSlots = { raw: new PresenceSlot(), collapsed: new PresenceSlot(), lower: new PresenceSlot() };
 function runSlot(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): PresenceSlot {
   const slot = runSlots[which];
+  // Asked for every fact of a span: the closures below are made only when the text changes.
+  if (slot.holds(v)) return slot;
   slot.activate(
     v,
     () => runsOf(v, which).entries(),
@@ -186,6 +188,7 @@ function runSlot(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower'): Presenc
 /** The numbered content words of an index's text, marked present likewise. */
 const wordSlot = new PresenceSlot();
 function wordsPresent(v: VisibleIndex): PresenceSlot {
+  if (wordSlot.holds(v)) return wordSlot;
   wordSlot.activate(
     v,
     () => [...v.words].map((w): [string, boolean] => [w, true]),
@@ -364,6 +367,7 @@ function isOneRun(text: string): boolean {
 }
 
 const isDigitCode = (c: number) => c >= 48 && c <= 57;
+const NO_PLACES: readonly number[] = [];
 const isNumberCode = (c: number) => isDigitCode(c) || c === 46 || c === 44;
 const numberMemo = new WeakMap<VisibleIndex, Map<string, number[]>>();
 
@@ -458,7 +462,7 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
       for (const form of forms) {
         // A value that starts with a digit: its accepted places are indexed (numberStarts).
         if (isDigitCode(form.charCodeAt(0))) {
-          for (const at of numberStarts(v).get(form) ?? []) if (unitAfter(v.lower, at, form, unit)) return true;
+          for (const at of numberStarts(v).get(form) ?? NO_PLACES) if (unitAfter(v.lower, at, form, unit)) return true;
           continue;
         }
         for (let at = v.lower.indexOf(form); at >= 0; at = v.lower.indexOf(form, at + 1)) {

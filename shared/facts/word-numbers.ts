@@ -69,6 +69,15 @@ export class PresenceSlot {
    */
   activate(owner: object, entries: () => Iterable<[string, readonly number[] | boolean]>, lookup: (word: string) => readonly number[] | boolean | undefined): void {
     if (this.owner === owner) return;
+    this.switchTo(owner, entries, lookup);
+  }
+
+  /** Whether `owner`'s words are the present ones: callers check first, so no closure is made per question. */
+  holds(owner: object): boolean {
+    return this.owner === owner;
+  }
+
+  private switchTo(owner: object, entries: () => Iterable<[string, readonly number[] | boolean]>, lookup: (word: string) => readonly number[] | boolean | undefined): void {
     this.owner = owner;
     this.lookup = lookup;
     this.gen++;

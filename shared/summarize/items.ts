@@ -45,9 +45,38 @@ export function blockToItemText(b: ContentBlock): string {
   }
 }
 
-/** A turn as one summarizer item (role kept; ids, positions and timestamps dropped). */
+/**
+ * A turn as one summarizer item (role kept; ids, positions and timestamps dropped), made once
+ * per turn object and kept on it (`memoOn`): a replay reads each turn three times — its
+ * summarizer, its summaries' ledgers and its firings' ledgers — and a turn never changes.
+ * Callers read items and never change them.
+ */
 export function turnToItem(turn: Pick<Turn, 'role' | 'blocks'>): SummarizeItem {
-  return { kind: 'turn', role: turn.role, text: turn.blocks.map(blockToItemText).join('\n') };
+  const held = (turn as unknown as Memo<SummarizeItem>)[ITEM];
+  if (held !== undefined) return held;
+  return memoOn(turn, ITEM, { kind: 'turn', role: turn.role, text: turn.blocks.map(blockToItemText).join('\n') });
+}
+
+/** itemSegments of an item's text, worked out once per item object (kept on it like turnToItem's item). */
+export function itemSegmentsOf(item: SummarizeItem): readonly ItemSegment[] {
+  const held = (item as unknown as Memo<ItemSegment[]>)[SEGMENTS];
+  if (held !== undefined) return held;
+  return memoOn(item, SEGMENTS, itemSegments(item.text));
+}
+
+const ITEM = Symbol('summarizer item');
+const SEGMENTS = Symbol('item segments');
+type Memo<T> = { [key: symbol]: T | undefined };
+
+/**
+ * Keeps `value` on `o` under a hidden key (non-enumerable: JSON, spreads, clones and deep
+ * equality never see it), for as long as `o` lives. On the object rather than in a WeakMap:
+ * V8's young collector keeps a WeakMap entry alive while its key is young, so the items of
+ * short-lived turns (a pre-stage's masked copies) would be promoted with them.
+ */
+function memoOn<T>(o: object, key: symbol, value: T): T {
+  if (Object.isExtensible(o)) Object.defineProperty(o, key, { value });
+  return value;
 }
 
 export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): SummarizeItem[] {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { itemSegments, itemSegmentsOf, turnsToItems, turnToItem } from '../../shared/summarize/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, survivesIn, SURVIVAL_WORD_SHARE, topLedgerOf, visibleIndex, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';
@@ -169,6 +169,27 @@ describe('extractFacts on the real fixtures', () => {
     f = fixtureDb();
   });
   afterAll(() => f.close());
+
+  it("a turn's item and an item's segments are made once and kept out of sight; the facts read through them are the facts of fresh ones (every fixture session)", () => {
+    for (const s of f.sessions) {
+      const turns = listTurns(f.db, s.id);
+      const before = JSON.stringify(turns);
+      const items = turnsToItems(turns);
+      // The same objects on a second read, equal to items made from copies of the turns.
+      expect(turnsToItems(turns).every((item, i) => item === items[i])).toBe(true);
+      expect(items).toEqual(turnsToItems(turns.map((t) => ({ role: t.role, blocks: t.blocks }))));
+      expect(items.every((item) => itemSegmentsOf(item) === itemSegmentsOf(item))).toBe(true);
+      expect(items.map(itemSegmentsOf)).toEqual(items.map((item) => itemSegments(item.text)));
+      // Kept on the turn under a hidden key: its JSON, keys and equality are unchanged.
+      expect(JSON.stringify(turns)).toBe(before);
+      expect(Object.keys(turns[0])).toEqual(Object.keys(JSON.parse(before)[0]));
+      // Read a second time through the kept items and segments, the facts are the same.
+      expect(extractTurnFacts(turns)).toEqual(extractFacts(turnsToItems(structuredClone(turns))));
+    }
+    // A turn that cannot take a key (frozen) is read each time, to the same item.
+    const frozen = Object.freeze({ role: 'user' as const, blocks: [text('hello')] });
+    expect(turnToItem(frozen)).toEqual(turnToItem(frozen));
+  });
 
   it('the word-run prefilter of the ledger never rules out a needle the context holds (every fixture session)', () => {
     // mayOccur (shared/facts/ledger.ts) is a necessary condition for `text.includes(needle)`

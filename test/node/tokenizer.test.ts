@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../electron/tokenizer.js';
+import { countTokens, memoizedCounter } from '../../electron/tokenizer.js';
+import type { Turn } from '../../shared/model/turn.js';
 import { fixtureFiles } from '../helpers/fixture-sessions.js';
 
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
@@ -58,5 +59,31 @@ describe('countTokens', () => {
     const astral = '𝐀'.repeat(3_000);
     const exact = o200k.countTokens(astral, AS_TEXT);
     expect(Math.abs(countTokens(astral) - exact) / exact).toBeLessThanOrEqual(0.005);
+  });
+});
+
+describe('memoizedCounter', () => {
+  const turn = (id: number, text: string, tokenCount: number): Turn => ({ id, sessionId: 1, position: id, role: 'user', blocks: [{ type: 'text', text }], charCount: text.length, tokenCount, timestamp: null, model: null, agentId: null, sourceIds: [] });
+
+  it('counts each text once, takes a single-block turn\'s stored count as its text\'s, and reads the seed only at the first count', () => {
+    const seed = [turn(0, 'stored text', 99), turn(1, 'other', 7)];
+    let seedReads = 0;
+    const watched = new Proxy(seed, {
+      get(target, key, receiver) {
+        seedReads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    let counted = 0;
+    const count = memoizedCounter((t) => (counted++, countTokens(t)), watched);
+    expect(seedReads).toBe(0);
+    expect(count('stored text')).toBe(99);
+    expect(seedReads).toBeGreaterThan(0);
+    expect(counted).toBe(0);
+    const reads = seedReads;
+    expect(count('hello world')).toBe(countTokens('hello world'));
+    expect(count('hello world')).toBe(countTokens('hello world'));
+    expect(counted).toBe(1);
+    expect(seedReads).toBe(reads);
   });
 });
