@@ -287,12 +287,23 @@ function occursCut(v: VisibleIndex, which: 'raw' | 'collapsed' | 'lower', needle
 interface Probe {
   key: string;
   text: string;
-  /** request, error, todo: requiredRuns(key, false) and isOneRun(key) (the `occurs(lower, key)` half) and the text's distinct content words (the word-share half). */
+  /**
+   * The key's cut and isOneRun(key): request, error, todo (the `occurs(lower, key)` half), path
+   * and `$` number (`occurs(raw, key)`): requiredRuns(key, false); identifier (a whole word):
+   * requiredRuns(key, true).
+   */
   keyRuns: NeedleCut;
   keyOneRun: boolean;
+  /** request, error, todo: the text's distinct content words (the word-share half). */
   words: Int32Array;
+  /** path: its text's cut when it differs from the key (a whole word when it has no '/'). */
+  textRuns: NeedleCut;
+  textOneRun: boolean;
   /** path: its last two segments joined ('' for a path of one segment); command: its needle. */
   needle: string;
+  /** The needle's cut (a path of one segment: its key's, as a whole word) and isOneRun(needle). */
+  needleRuns: NeedleCut;
+  needleOneRun: boolean;
   /** number: the value's forms (as written, with thousands commas) and its unit. */
   forms: readonly string[];
   unit: string;
@@ -307,7 +318,7 @@ const NO_WORDS = new Int32Array(0);
 function probeOf(f: Fact): Probe {
   const held = (f as Probed)[PROBE];
   if (held && held.key === f.key && held.text === f.text && held.epoch === numberEpoch()) return held;
-  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: NO_WORDS, needle: '', forms: [], unit: '', epoch: numberEpoch() };
+  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: NO_WORDS, textRuns: NO_CUT, textOneRun: false, needle: '', needleRuns: NO_CUT, needleOneRun: false, forms: [], unit: '', epoch: numberEpoch() };
   switch (f.category) {
     case 'request':
     case 'error':
@@ -319,15 +330,29 @@ function probeOf(f: Fact): Probe {
     case 'path': {
       const segs = f.key.split('/').filter((x) => x.length > 0);
       p.needle = segs.length >= 2 ? segs.slice(-2).join('/') : '';
+      p.keyRuns = requiredRuns(f.key, false);
+      p.keyOneRun = isOneRun(f.key);
+      if (f.text !== f.key) {
+        p.textRuns = requiredRuns(f.text, !f.text.includes('/'));
+        p.textOneRun = isOneRun(f.text);
+      }
+      p.needleRuns = p.needle !== '' ? requiredRuns(p.needle, false) : requiredRuns(f.key, true);
+      p.needleOneRun = p.needle !== '' ? isOneRun(p.needle) : p.keyOneRun;
       break;
     }
     case 'command': {
       const c = f.key.replace(/\s+/g, ' ');
       p.needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
+      p.needleRuns = requiredRuns(p.needle, false);
+      p.needleOneRun = isOneRun(p.needle);
       break;
     }
     case 'number': {
-      if (f.key.startsWith('$')) break;
+      if (f.key.startsWith('$')) {
+        p.keyRuns = requiredRuns(f.key, false);
+        p.keyOneRun = isOneRun(f.key);
+        break;
+      }
       const sp = f.key.indexOf(' ');
       const value = f.key.slice(0, sp);
       const withCommas = value.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -336,6 +361,8 @@ function probeOf(f: Fact): Probe {
       break;
     }
     case 'identifier':
+      p.keyRuns = requiredRuns(f.key, true);
+      p.keyOneRun = isOneRun(f.key);
       break;
     default: {
       const _exhaustive: never = f.category;
@@ -343,7 +370,8 @@ function probeOf(f: Fact): Probe {
     }
   }
   // Numbers dealt again while cutting (word-numbers.ts): cut again, all of the new epoch.
-  if (p.epoch !== numberEpoch() || (p.keyRuns !== NO_CUT && p.keyRuns.epoch !== p.epoch)) return probeOf(f);
+  const stale = (c: NeedleCut) => c !== NO_CUT && c.epoch !== p.epoch;
+  if (p.epoch !== numberEpoch() || stale(p.keyRuns) || stale(p.textRuns) || stale(p.needleRuns)) return probeOf(f);
   (f as Probed)[PROBE] = p;
   return p;
 }
@@ -354,11 +382,17 @@ function unitAfter(lower: string, at: number, form: string, unit: string): boole
   return rest.startsWith(unit) || (unit === '×' && rest.startsWith('x'));
 }
 
-/** includesWord(v.raw, needle), the word runs ruling most misses out first (and answering alone for a needle that is one word run). */
-function occursAsWord(v: VisibleIndex, needle: string): boolean {
+/**
+ * includesWord(v.raw, needle), the word runs ruling most misses out first (and answering alone
+ * for a needle that is one word run), with the needle's cut made once (`whole`:
+ * requiredRuns(needle, true); `oneRun`: isOneRun(needle)).
+ */
+function occursAsWordCut(v: VisibleIndex, needle: string, whole: NeedleCut, oneRun: boolean): boolean {
   const runs = runsOf(v, 'raw');
-  if (isOneRun(needle)) return runs.has(needle);
-  return mayOccur(runs, needle, true) && includesWord(v.raw, needle);
+  if (oneRun) return runs.has(needle);
+  // mayOccur's rule over the cut: every run of the needle is a whole run of the text.
+  for (const run of whole.runs) if (!runs.has(run)) return false;
+  return includesWord(v.raw, needle);
 }
 
 function isOneRun(text: string): boolean {
@@ -445,19 +479,27 @@ export const SURVIVAL_WORD_SHARE = 0.6;
  */
 export function survivesIn(f: Fact, v: VisibleIndex): boolean {
   switch (f.category) {
+    // Each needle's cut is the fact's probe's (made once per fact, not looked up per question).
     case 'path': {
-      if (occurs(v, 'raw', f.key)) return true;
-      if (f.text !== f.key && (f.text.includes('/') ? occurs(v, 'raw', f.text) : occursAsWord(v, f.text))) return true;
-      const tail = probeOf(f).needle;
-      if (tail !== '') return occurs(v, 'raw', tail);
-      return occursAsWord(v, f.key);
+      const p = probeOf(f);
+      if (occursCut(v, 'raw', f.key, p.keyRuns, p.keyOneRun)) return true;
+      if (f.text !== f.key && (f.text.includes('/') ? occursCut(v, 'raw', f.text, p.textRuns, p.textOneRun) : occursAsWordCut(v, f.text, p.textRuns, p.textOneRun))) return true;
+      if (p.needle !== '') return occursCut(v, 'raw', p.needle, p.needleRuns, p.needleOneRun);
+      return occursAsWordCut(v, f.key, p.needleRuns, p.needleOneRun);
     }
-    case 'command':
-      return occurs(v, 'collapsed', probeOf(f).needle);
-    case 'identifier':
-      return occursAsWord(v, f.key);
+    case 'command': {
+      const p = probeOf(f);
+      return occursCut(v, 'collapsed', p.needle, p.needleRuns, p.needleOneRun);
+    }
+    case 'identifier': {
+      const p = probeOf(f);
+      return occursAsWordCut(v, f.key, p.keyRuns, p.keyOneRun);
+    }
     case 'number': {
-      if (f.key.startsWith('$')) return occurs(v, 'raw', f.key);
+      if (f.key.startsWith('$')) {
+        const p = probeOf(f);
+        return occursCut(v, 'raw', f.key, p.keyRuns, p.keyOneRun);
+      }
       const { forms, unit } = probeOf(f);
       for (const form of forms) {
         // A value that starts with a digit: its accepted places are indexed (numberStarts).
