@@ -304,6 +304,14 @@ interface Probe {
   /** The needle's cut (a path of one segment: its key's, as a whole word) and isOneRun(needle). */
   needleRuns: NeedleCut;
   needleOneRun: boolean;
+  /**
+   * The number of a word run that every way the fact can survive needs as a whole run of the
+   * raw text (-1: none). Most facts are lost, and one presence check then answers for them:
+   * an identifier's first run; a command's or a `$` amount's first inner run; a path's first
+   * run inside its last segment (every needle of a path ends with that segment, after a '/'
+   * or alone as a whole word). Requests, errors, todos and numbers with units have none.
+   */
+  anchor: number;
   /** number: the value's forms (as written, with thousands commas) and its unit. */
   forms: readonly string[];
   unit: string;
@@ -318,7 +326,7 @@ const NO_WORDS = new Int32Array(0);
 function probeOf(f: Fact): Probe {
   const held = (f as Probed)[PROBE];
   if (held && held.key === f.key && held.text === f.text && held.epoch === numberEpoch()) return held;
-  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: NO_WORDS, textRuns: NO_CUT, textOneRun: false, needle: '', needleRuns: NO_CUT, needleOneRun: false, forms: [], unit: '', epoch: numberEpoch() };
+  const p: Probe = { key: f.key, text: f.text, keyRuns: NO_CUT, keyOneRun: false, words: NO_WORDS, textRuns: NO_CUT, textOneRun: false, needle: '', needleRuns: NO_CUT, needleOneRun: false, anchor: -1, forms: [], unit: '', epoch: numberEpoch() };
   switch (f.category) {
     case 'request':
     case 'error':
@@ -338,6 +346,7 @@ function probeOf(f: Fact): Probe {
       }
       p.needleRuns = p.needle !== '' ? requiredRuns(p.needle, false) : requiredRuns(f.key, true);
       p.needleOneRun = p.needle !== '' ? isOneRun(p.needle) : p.keyOneRun;
+      p.anchor = pathAnchor(f.key, f.text);
       break;
     }
     case 'command': {
@@ -345,12 +354,14 @@ function probeOf(f: Fact): Probe {
       p.needle = c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, '');
       p.needleRuns = requiredRuns(p.needle, false);
       p.needleOneRun = isOneRun(p.needle);
+      p.anchor = firstId(p.needleRuns);
       break;
     }
     case 'number': {
       if (f.key.startsWith('$')) {
         p.keyRuns = requiredRuns(f.key, false);
         p.keyOneRun = isOneRun(f.key);
+        p.anchor = firstId(p.keyRuns);
         break;
       }
       const sp = f.key.indexOf(' ');
@@ -363,6 +374,8 @@ function probeOf(f: Fact): Probe {
     case 'identifier':
       p.keyRuns = requiredRuns(f.key, true);
       p.keyOneRun = isOneRun(f.key);
+      // A one-run name is itself a run of the text; a longer one has all its runs there.
+      p.anchor = p.keyOneRun ? wordNumbers([f.key])[0] : firstId(p.keyRuns);
       break;
     default: {
       const _exhaustive: never = f.category;
@@ -374,6 +387,28 @@ function probeOf(f: Fact): Probe {
   if (p.epoch !== numberEpoch() || stale(p.keyRuns) || stale(p.textRuns) || stale(p.needleRuns)) return probeOf(f);
   (f as Probed)[PROBE] = p;
   return p;
+}
+
+const firstId = (c: NeedleCut): number => (c.ids.length > 0 ? c.ids[0] : -1);
+
+/**
+ * A path's anchor (Probe.anchor): the first run of its last segment that has a non-word
+ * character after it inside the segment, so that wherever a needle ending in '/' + segment
+ * occurs, that run is a whole run of the text (its neighbours are in the needle); a needle
+ * that is the segment alone is looked for as a whole word (all its runs). Only for a key of
+ * several segments that does not end in '/', whose text is the key or a suffix of it (what
+ * shortPath, shortenPaths and the folds give); else none.
+ */
+function pathAnchor(key: string, text: string): number {
+  const slash = key.lastIndexOf('/');
+  if (slash <= 0 || slash === key.length - 1 || (text !== key && !key.endsWith(text))) return -1;
+  for (let i = slash + 1; i < key.length; i++) {
+    if (!isWordCode(key.charCodeAt(i))) continue;
+    let end = i;
+    while (end < key.length && isWordCode(key.charCodeAt(end))) end++;
+    return end < key.length ? wordNumbers([key.slice(i, end)])[0] : -1;
+  }
+  return -1;
 }
 
 /** A number's unit right after its value at `at` (spaces between allowed; '×' also as 'x'). */
@@ -478,29 +513,24 @@ export const SURVIVAL_WORD_SHARE = 0.6;
  * - request, error, todo: at least 60% of their content words appear in the text.
  */
 export function survivesIn(f: Fact, v: VisibleIndex): boolean {
+  const p = probeOf(f);
+  // A run every way of surviving needs, absent: lost (Probe.anchor), one array read.
+  if (p.anchor >= 0 && !runSlot(v, 'raw').has(p.anchor)) return false;
   switch (f.category) {
     // Each needle's cut is the fact's probe's (made once per fact, not looked up per question).
     case 'path': {
-      const p = probeOf(f);
       if (occursCut(v, 'raw', f.key, p.keyRuns, p.keyOneRun)) return true;
       if (f.text !== f.key && (f.text.includes('/') ? occursCut(v, 'raw', f.text, p.textRuns, p.textOneRun) : occursAsWordCut(v, f.text, p.textRuns, p.textOneRun))) return true;
       if (p.needle !== '') return occursCut(v, 'raw', p.needle, p.needleRuns, p.needleOneRun);
       return occursAsWordCut(v, f.key, p.needleRuns, p.needleOneRun);
     }
-    case 'command': {
-      const p = probeOf(f);
+    case 'command':
       return occursCut(v, 'collapsed', p.needle, p.needleRuns, p.needleOneRun);
-    }
-    case 'identifier': {
-      const p = probeOf(f);
+    case 'identifier':
       return occursAsWordCut(v, f.key, p.keyRuns, p.keyOneRun);
-    }
     case 'number': {
-      if (f.key.startsWith('$')) {
-        const p = probeOf(f);
-        return occursCut(v, 'raw', f.key, p.keyRuns, p.keyOneRun);
-      }
-      const { forms, unit } = probeOf(f);
+      if (f.key.startsWith('$')) return occursCut(v, 'raw', f.key, p.keyRuns, p.keyOneRun);
+      const { forms, unit } = p;
       for (const form of forms) {
         // A value that starts with a digit: its accepted places are indexed (numberStarts).
         if (isDigitCode(form.charCodeAt(0))) {
@@ -516,10 +546,8 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     }
     case 'request':
     case 'error':
-    case 'todo': {
-      const p = probeOf(f);
+    case 'todo':
       return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, wordsPresent(v), SURVIVAL_WORD_SHARE);
-    }
     default: {
       const _exhaustive: never = f.category;
       return _exhaustive;

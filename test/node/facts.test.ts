@@ -163,6 +163,40 @@ describe('path tokens', () => {
   });
 });
 
+/** The rules of survivesIn (ledger.ts) with no index, prefilter, memo or numbered words: the reference. */
+const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
+const includesWord = (hay: string, n: string) => {
+  for (let at = hay.indexOf(n); at >= 0; at = hay.indexOf(n, at + 1)) if ((!isWord(n[0]) || !isWord(hay[at - 1])) && (!isWord(n[n.length - 1]) || !isWord(hay[at + n.length]))) return true;
+  return false;
+};
+const contentSet = (t: string) => new Set([...t.toLowerCase().matchAll(/[a-z][a-z0-9_]{2,}/g)].map((m) => m[0]).filter((w) => !STOPWORDS.has(w)));
+function plainSurvives(fact: Fact, raw: string): boolean {
+  const collapsed = raw.replace(/\s+/g, ' ');
+  const lower = collapsed.toLowerCase();
+  switch (fact.category) {
+    case 'path': {
+      if (raw.includes(fact.key)) return true;
+      if (fact.text !== fact.key && (fact.text.includes('/') ? raw.includes(fact.text) : includesWord(raw, fact.text))) return true;
+      const segs = fact.key.split('/').filter((x) => x.length > 0);
+      return segs.length >= 2 ? raw.includes(segs.slice(-2).join('/')) : includesWord(raw, fact.key);
+    }
+    case 'command': {
+      const c = fact.key.replace(/\s+/g, ' ');
+      return collapsed.includes(c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, ''));
+    }
+    case 'identifier':
+      return includesWord(raw, fact.key);
+    case 'number':
+      return survives(fact, raw); // held to its plain scan by the test below
+    default: {
+      if (lower.includes(fact.key)) return true;
+      const mine = contentSet(fact.text);
+      const seen = contentSet(raw);
+      return mine.size > 0 && [...mine].filter((w) => seen.has(w)).length / mine.size >= SURVIVAL_WORD_SHARE;
+    }
+  }
+}
+
 describe('extractFacts on the real fixtures', () => {
   let f: FixtureDb;
   beforeAll(() => {
@@ -315,39 +349,7 @@ describe('extractFacts on the real fixtures', () => {
   });
 
   it('survivesIn is its rules read plainly (string scans, word sets), for every fact of every fixture session, checked against two contexts in turns', () => {
-    // The rules of survivesIn (ledger.ts) with no index, prefilter, memo or numbered words: the reference.
-    const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
-    const includesWord = (hay: string, n: string) => {
-      for (let at = hay.indexOf(n); at >= 0; at = hay.indexOf(n, at + 1)) if ((!isWord(n[0]) || !isWord(hay[at - 1])) && (!isWord(n[n.length - 1]) || !isWord(hay[at + n.length]))) return true;
-      return false;
-    };
-    const contentSet = (t: string) => new Set([...t.toLowerCase().matchAll(/[a-z][a-z0-9_]{2,}/g)].map((m) => m[0]).filter((w) => !STOPWORDS.has(w)));
-    const plain = (fact: Fact, raw: string): boolean => {
-      const collapsed = raw.replace(/\s+/g, ' ');
-      const lower = collapsed.toLowerCase();
-      switch (fact.category) {
-        case 'path': {
-          if (raw.includes(fact.key)) return true;
-          if (fact.text !== fact.key && (fact.text.includes('/') ? raw.includes(fact.text) : includesWord(raw, fact.text))) return true;
-          const segs = fact.key.split('/').filter((x) => x.length > 0);
-          return segs.length >= 2 ? raw.includes(segs.slice(-2).join('/')) : includesWord(raw, fact.key);
-        }
-        case 'command': {
-          const c = fact.key.replace(/\s+/g, ' ');
-          return collapsed.includes(c.length <= 60 ? c : c.slice(0, 60).replace(/\s+\S*$/, ''));
-        }
-        case 'identifier':
-          return includesWord(raw, fact.key);
-        case 'number':
-          return survives(fact, raw); // held to its plain scan by the test below
-        default: {
-          if (lower.includes(fact.key)) return true;
-          const mine = contentSet(fact.text);
-          const seen = contentSet(raw);
-          return mine.size > 0 && [...mine].filter((w) => seen.has(w)).length / mine.size >= SURVIVAL_WORD_SHARE;
-        }
-      }
-    };
+    const plain = plainSurvives;
     let checked = 0;
     let kept = 0;
     const wrong: string[] = [];
@@ -370,6 +372,32 @@ describe('extractFacts on the real fixtures', () => {
     expect(wrong).toEqual([]);
     // 1,024 facts of the 20 fixture sessions, each against both halves of its session.
     expect([checked, kept]).toEqual([2048, 1405]);
+  });
+
+  it("a fact's anchor run never rules out a context it survives in: every fixture fact against its own needles, cut and padded", () => {
+    // survivesIn answers `lost` at once when a run every needle needs is absent (Probe.anchor):
+    // contexts made to sit at the edges of that rule — the needles alone, inside longer words,
+    // after a '/', with a letter glued on either side — must get the plain rules' answer.
+    let checked = 0;
+    let kept = 0;
+    const wrong: string[] = [];
+    for (const s of f.sessions) {
+      for (const fact of extractFacts(turnsToItems(listTurns(f.db, s.id))).facts) {
+        const segs = fact.key.split('/').filter((x) => x.length > 0);
+        const needles = [...new Set([fact.key, fact.text, segs.slice(-2).join('/'), segs[segs.length - 1] ?? ''])].filter((n) => n.length > 0);
+        for (const n of needles) {
+          for (const context of [n, `x${n}x`, `${n}s`, `a${n}`, `/${n}`, `q/${n}.`, `(${n})`, n.slice(1), n.slice(0, -1), `${n.slice(0, 1)} ${n.slice(1)}`]) {
+            const want = plainSurvives(fact, context);
+            checked++;
+            if (want) kept++;
+            if (survivesIn(fact, visibleIndex(context)) !== want && wrong.length < 5) wrong.push(`${fact.category} ${JSON.stringify(fact.key)} in ${JSON.stringify(context)}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(10_000);
+    expect(kept).toBeGreaterThan(checked / 4);
   });
 
   it('a number survives where the plain scan finds it: its value (commas optional) not inside a longer number, then its unit', () => {
