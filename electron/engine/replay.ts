@@ -20,7 +20,7 @@ import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { turnFactStream } from '../../shared/facts/extract.js';
 import { externalCompactionLedger, recordSummaryLedger, type ReplayLedgerMemory } from './summary-ledger.js';
-import { firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
+import { buildMomentView, firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
 import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
@@ -186,8 +186,11 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         for (const id of f.compacted) folded.add(ids.get(id) ?? id);
         e.ledger = null;
         if (closes[i]) {
-          const after = moment(f.state);
-          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: allTurns!.slice(0, f.position), before, after, countTokens: ledgerCount, factsOf });
+          const turnsNow = allTurns!.slice(0, f.position);
+          const m = moment(f.state);
+          // Its view built here and carried to the next ledger, whose "before" it is.
+          const after: ViewMoment = { ...m, built: buildMomentView({ strategy: o.strategy, params: prepared.params, countTokens: ledgerCount }, m, turnsNow) };
+          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: turnsNow, before, after, countTokens: ledgerCount, factsOf });
           e.ledger = fl ? fl.ledger : null;
           // The next ledger's "before" is this moment, at this call (firing-ledger.ts ViewMoment.end).
           before = { ...after, end: f.position };

@@ -32,6 +32,20 @@ export interface ViewMoment {
    * hide at the earlier moment exactly what it hides now.
    */
   end?: number;
+  /** The moment's view and the turns' fates under it, when already built (`buildMomentView`): a grouped ledger's "before" is the previous ledger's "after". */
+  built?: MomentView;
+}
+
+/** What the model receives at a moment (buildReplayMessages) and each turn's fate in it (turnFates). */
+export interface MomentView {
+  messages: ReturnType<typeof buildReplayMessages>;
+  fates: ReturnType<typeof turnFates>;
+}
+
+/** The view of `m` over `turns` (the turns before its call) and the turns' fates in it. No token count is read. */
+export function buildMomentView(o: Pick<FiringLedgerInput, 'strategy' | 'params' | 'countTokens'>, m: ViewMoment, turns: readonly Turn[]): MomentView {
+  const messages = buildReplayMessages({ strategy: o.strategy, turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens });
+  return { messages, fates: turnFates(turns, messages, m.summaries) };
 }
 
 export interface FiringLedgerInput {
@@ -55,13 +69,12 @@ export interface FiringLedger {
 
 /** Null when the firing changed the treatment of no turn (an abandoned commit). */
 export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
-  // The messages alone: no token count is read here.
-  const view = (m: ViewMoment, turns: readonly Turn[]) => buildReplayMessages({ strategy: o.strategy, turns, summaries: m.summaries, state: m.state, params: o.params, countTokens: o.countTokens });
   const beforeTurns = o.before.end === undefined || o.before.end >= o.turns.length ? o.turns : o.turns.slice(0, Math.max(0, o.before.end));
-  const beforeMessages = view(o.before, beforeTurns);
-  const afterMessages = view(o.after, o.turns);
-  const b = turnFates(beforeTurns, beforeMessages, o.before.summaries);
-  const a = turnFates(o.turns, afterMessages, o.after.summaries);
+  // Each view built once: a moment that carries its view (the previous ledger's after) is not built again.
+  const b = (o.before.built ?? buildMomentView(o, o.before, beforeTurns)).fates;
+  const afterView = o.after.built ?? buildMomentView(o, o.after, o.turns);
+  const a = afterView.fates;
+  const afterMessages = afterView.messages;
   const compacted: Turn[] = [];
   o.turns.forEach((t, i) => {
     const now = a.fates[i];
