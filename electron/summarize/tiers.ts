@@ -15,6 +15,7 @@ import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { TieredSummary } from '../../shared/passes/context.js';
 import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
 import { itemsToSourceText } from '../../shared/summarize/items.js';
+import { isJsWhiteSpace } from '../../shared/facts/patterns.js';
 import { spanDigest, summaryCacheKey } from './cache.js';
 import { cacheGet, cachePut, DEFAULT_CACHE_LIMIT } from '../store/summary-cache.js';
 
@@ -85,6 +86,24 @@ export class SummarizerFailure extends Error {
 
 const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** normalize(s).length, by one scan (no copy of the source): whitespace runs between other characters count one. */
+export function normalizedLength(s: string): number {
+  let n = 0;
+  let started = false;
+  let gap = false;
+  for (let i = 0; i < s.length; i++) {
+    if (isJsWhiteSpace(s.charCodeAt(i))) {
+      gap = started;
+      continue;
+    }
+    if (gap) n++;
+    gap = false;
+    started = true;
+    n++;
+  }
+  return n;
+}
+
 /**
  * Why a model output is unusable, or null when it is fine. Not shorter than the input
  * (by real tokens) covers echoes of the whole prompt; "verbatim" also rejects an output
@@ -93,11 +112,17 @@ const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
 export function rejectOutput(output: string, source: string, countTokens: (s: string) => number): string | null {
   const out = normalize(output);
   if (out.length === 0) return 'empty output';
-  const src = normalize(source);
-  if (out === src || (out.length * 2 >= src.length && src.includes(out))) return 'output is the source text verbatim';
+  // The source's normalized text only when the output may be it or half of it: a summary is
+  // much shorter than its span, which is then only measured (a rolling replay's spans add up to
+  // the whole session, copied once more each).
+  const srcLength = normalizedLength(source);
+  if (out.length * 2 >= srcLength) {
+    const src = normalize(source);
+    if (out === src || src.includes(out)) return 'output is the source text verbatim';
+  }
   // Fast path: a third of the characters is fewer tokens for any same-language text; it
   // spares re-tokenizing a 20,000-token span for every summary of a large pass.
-  if (out.length * 3 < src.length) return null;
+  if (out.length * 3 < srcLength) return null;
   if (countTokens(output) >= countTokens(source)) return 'output is not shorter than the input';
   return null;
 }

@@ -2,12 +2,14 @@
  * The summary cache (key: electron/summarize/cache.ts, rows: electron/store/summary-cache.ts) and the tier ladder with the
  * extractive summarizer (electron/summarize/tiers.ts).
  */
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { summaryCacheKey } from '../../electron/summarize/cache.js';
 import { cacheGet, cachePut, cacheRow, cacheSize } from '../../electron/store/summary-cache.js';
 import { EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
-import { rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
+import { normalizedLength, rejectOutput, Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
+import { fixtureFiles } from '../helpers/fixture-sessions.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
@@ -140,6 +142,15 @@ describe('tier ladder', () => {
     expect(rejectOutput('please rename fooBar to bazQux in src/a.ts and src/b.ts, then run', src, countTokens)).toBe('output is the source text verbatim');
     expect(rejectOutput(`${src} and also some more`, src, countTokens)).toBe('output is not shorter than the input');
     expect(rejectOutput('Rename fooBar→bazQux (src/a.ts, src/b.ts).', src, countTokens)).toBeNull();
+  });
+
+  it("normalizedLength is the length of the source's normalized text (whitespace runs as one space, trimmed), on every fixture line and on whitespace at the edges", () => {
+    const normalize = (x: string) => x.replace(/\s+/g, ' ').trim();
+    const texts = fixtureFiles().flatMap((f) => fs.readFileSync(f, 'utf8').split('\n'));
+    texts.push('', ' ', '\n\t a \u00a0\u2028 b\ufeff', '\u3000x', 'x\u200a', ' a  b ', 'ab', '\r\n\r\n');
+    const wrong = texts.filter((x) => normalizedLength(x) !== normalize(x).length);
+    expect(wrong.slice(0, 3)).toEqual([]);
+    expect(texts.length).toBeGreaterThan(1000);
   });
 
   it('the semaphore rejects a waiting call when the run is cancelled', async () => {
