@@ -178,10 +178,10 @@ export function prefixIndex(full: SpanIndex, prefix: readonly TurnMeta[]): SpanI
   if (lastGrown !== null && lastGrown.prefix === prefix && lastGrown.full === full) return moveView(lastGrown.view, n);
   const known = views.get(prefix);
   const view = known && known.full === full ? moveView(known.view, n) : viewOf(full, n);
-  // The grown array is held in this one slot, not in the WeakMaps: V8's young collector keeps
-  // a WeakMap entry whose key and value are young alive, so a slider frame's prefix (~100k
-  // entries) and its view would survive to the old generation, once per frame. Only a prefix
-  // another replay's displaces (two replays interleaved at their awaits) is filed there.
+  // The prefix is held in this one slot, not in the WeakMaps: V8's young collector keeps a
+  // WeakMap entry whose key and value are young alive, so a replay's grown array (~100k
+  // entries) and its views would be promoted with it. Only a prefix another run's displaces
+  // (two runs interleaved at their awaits) is filed there.
   if (lastGrown !== null) fileView(lastGrown.prefix, lastGrown.full, lastGrown.view);
   lastGrown = { prefix, full, view };
   return view;
@@ -236,9 +236,8 @@ function viewOf(full: SpanIndex, n: number): Mutable<SpanIndex> {
 let lastGrown: { prefix: readonly TurnMeta[]; full: SpanIndex; view: Mutable<SpanIndex> } | null = null;
 
 /**
- * Lets go of a grown prefix when its replay ends (live.ts): held here until the next replay,
- * the ~100k-entry array would outlive its projection and be promoted to the old generation
- * at the next young collection, once per slider frame.
+ * Lets go of a prefix when its run ends (live.ts): held here until the next run, a replay's
+ * grown array (~100k entries) would outlive it.
  */
 export function releasePrefix(prefix: readonly TurnMeta[]): void {
   if (lastGrown !== null && lastGrown.prefix === prefix) lastGrown = null;
