@@ -18,7 +18,7 @@
  */
 import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { itemSegmentsOf, turnToItem } from '../summarize/items.js';
+import { itemSegmentsOf, turnToItem, type ItemSegment } from '../summarize/items.js';
 import type { Turn } from '../model/turn.js';
 import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
@@ -164,67 +164,20 @@ class Collector {
     return key;
   }
 
-  /** Paths, URLs, identifiers and numbers in something said (by the user when userNamed). */
-  references(rawText: string, userNamed: boolean): void {
-    const text = cleanText(rawText);
-    // Each pattern below runs only where its required character occurs (a URL's "://", a
-    // backtick, an issue id's '#' or '-', a number's digit): most said text has few of them.
-    let noUrls = text;
-    if (text.includes('://')) {
-      for (const m of text.matchAll(URL_RE)) {
-        const url = m[0].replace(/[.,;:!?]+$/, '');
-        this.touch('identifier', url, url, userNamed);
-      }
-      noUrls = text.replace(URL_RE, ' ');
-    }
-    for (const p of pathsIn(noUrls)) this.path(p, 'mentioned', userNamed);
-    let noCode = noUrls;
-    if (noUrls.includes('`')) {
-      for (const m of noUrls.matchAll(BACKTICK_RE)) {
-        const code = m[1].trim();
-        if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
-        this.touch('identifier', code, code, userNamed);
-      }
-      noCode = noUrls.replace(BACKTICK_RE, ' ');
-    }
-    for (const m of noCode.matchAll(IDENT_RE)) {
-      const id = m[0];
-      if (isNoiseIdentifier(id) || pathOf(id)) continue;
-      this.touch('identifier', id, id, userNamed);
-    }
-    if (noCode.includes('#') || noCode.includes('-')) {
-      for (const m of noCode.matchAll(ISSUE_ID_RE)) {
-        const id = m[1] ?? m[2] ?? m[3];
-        if (id) this.touch('identifier', id, id, userNamed);
-      }
-    }
-    if (!HAS_DIGIT_RE.test(noCode)) return;
-    for (const m of noCode.matchAll(NUMBER_WITH_UNIT_RE)) {
-      if (m[3]) {
-        this.touch('number', m[3], m[3], userNamed);
-        continue;
-      }
-      const value = m[1];
-      const unit = m[2];
-      // "1 file", "0 errors": a count of one or none says nothing once the sentence is gone.
-      if (Number(value.replace(/,/g, '')) <= 1 && COUNT_UNIT_RE.test(unit)) continue;
-      this.touch('number', numberKey(value, unit), m[0].replace(/\s+/g, ' ').trim(), userNamed);
+  /** The paths, URLs, identifiers and numbers `referenceOps` found in something said, done to this collector in order (by the user when userNamed). */
+  applyReferences(ops: ReferenceOps, userNamed: boolean): void {
+    for (let i = 0; i < ops.length; i += 3) {
+      const kind = ops[i];
+      if (kind === REF_PATH) this.path(ops[i + 1] as string, 'mentioned', userNamed);
+      else this.touch(kind === REF_NUMBER ? 'number' : 'identifier', ops[i + 1] as string, ops[i + 2] as string, userNamed);
     }
   }
 
-  /** A user's said segment (its lines joined by '\n'). */
-  request(joined: string): void {
-    // Markup needs a '<' and escapes a '\\': text without them skips those patterns.
-    const markup = joined.includes('<');
-    if (markup && HARNESS_TURN_RE.test(joined)) return;
-    // A slash command's arguments are the user's words; the rest of the harness markup is not.
-    const args = markup && joined.includes('<command-args>') ? [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ') : '';
-    const said = `${markup ? joined.replace(HARNESS_BLOCK_RE, ' ') : joined} ${args}`;
-    const untagged = markup ? said.replace(TAG_RE, ' ') : said;
-    const text = clip(untagged.includes('\\') ? untagged.replace(ESCAPED_TEXT_RE, ' ') : untagged, REQUEST_CHARS);
-    if (text.length < 3 || NOT_A_REQUEST_RE.test(text)) return;
-    this.touch('request', text.toLowerCase(), text, true);
-    this.references(said, true);
+  /** What `requestOf` found in a user's said segment, done to this collector: the request, then the references in it. */
+  applyRequest(r: RequestOps | null): void {
+    if (!r) return;
+    this.touch('request', r.key, r.text, true);
+    this.applyReferences(r.references, true);
   }
 
   toolUse(line: string): void {
@@ -378,6 +331,105 @@ class Collector {
 }
 
 /**
+ * The references of something said, as the collector's operations in order: triples of
+ * (REF_IDENTIFIER | REF_PATH | REF_NUMBER, key, text). Pure: a function of the text alone, so a
+ * said segment's are found once (`saidMemo`) and done again to every collector that reads it
+ * (a replay extracts each turn three times).
+ */
+type ReferenceOps = ReadonlyArray<number | string>;
+const REF_IDENTIFIER = 0;
+const REF_PATH = 1;
+const REF_NUMBER = 2;
+
+function referenceOps(rawText: string): ReferenceOps {
+  const ops: Array<number | string> = [];
+  const text = cleanText(rawText);
+  // Each pattern below runs only where its required character occurs (a URL's "://", a
+  // backtick, an issue id's '#' or '-', a number's digit): most said text has few of them.
+  let noUrls = text;
+  if (text.includes('://')) {
+    for (const m of text.matchAll(URL_RE)) {
+      const url = m[0].replace(/[.,;:!?]+$/, '');
+      ops.push(REF_IDENTIFIER, url, url);
+    }
+    noUrls = text.replace(URL_RE, ' ');
+  }
+  for (const p of pathsIn(noUrls)) ops.push(REF_PATH, p, p);
+  let noCode = noUrls;
+  if (noUrls.includes('`')) {
+    for (const m of noUrls.matchAll(BACKTICK_RE)) {
+      const code = m[1].trim();
+      if (/\s/.test(code) || pathOf(code) || code.length < 3 || isNoiseIdentifier(code)) continue;
+      ops.push(REF_IDENTIFIER, code, code);
+    }
+    noCode = noUrls.replace(BACKTICK_RE, ' ');
+  }
+  for (const m of noCode.matchAll(IDENT_RE)) {
+    const id = m[0];
+    if (isNoiseIdentifier(id) || pathOf(id)) continue;
+    ops.push(REF_IDENTIFIER, id, id);
+  }
+  if (noCode.includes('#') || noCode.includes('-')) {
+    for (const m of noCode.matchAll(ISSUE_ID_RE)) {
+      const id = m[1] ?? m[2] ?? m[3];
+      if (id) ops.push(REF_IDENTIFIER, id, id);
+    }
+  }
+  if (!HAS_DIGIT_RE.test(noCode)) return ops;
+  for (const m of noCode.matchAll(NUMBER_WITH_UNIT_RE)) {
+    if (m[3]) {
+      ops.push(REF_NUMBER, m[3], m[3]);
+      continue;
+    }
+    const value = m[1];
+    const unit = m[2];
+    // "1 file", "0 errors": a count of one or none says nothing once the sentence is gone.
+    if (Number(value.replace(/,/g, '')) <= 1 && COUNT_UNIT_RE.test(unit)) continue;
+    ops.push(REF_NUMBER, numberKey(value, unit), m[0].replace(/\s+/g, ' ').trim());
+  }
+  return ops;
+}
+
+/** A user's request in a said segment (its key and text) and the references in it; null when the segment is no request. Pure, like referenceOps. */
+interface RequestOps {
+  key: string;
+  text: string;
+  references: ReferenceOps;
+}
+
+function requestOf(joined: string): RequestOps | null {
+  // Markup needs a '<' and escapes a '\\': text without them skips those patterns.
+  const markup = joined.includes('<');
+  if (markup && HARNESS_TURN_RE.test(joined)) return null;
+  // A slash command's arguments are the user's words; the rest of the harness markup is not.
+  const args = markup && joined.includes('<command-args>') ? [...joined.matchAll(/<command-args>([\s\S]*?)<\/command-args>/g)].map((m) => m[1]).join(' ') : '';
+  const said = `${markup ? joined.replace(HARNESS_BLOCK_RE, ' ') : joined} ${args}`;
+  const untagged = markup ? said.replace(TAG_RE, ' ') : said;
+  const text = clip(untagged.includes('\\') ? untagged.replace(ESCAPED_TEXT_RE, ' ') : untagged, REQUEST_CHARS);
+  if (text.length < 3 || NOT_A_REQUEST_RE.test(text)) return null;
+  return { key: text.toLowerCase(), text, references: referenceOps(said) };
+}
+
+/**
+ * A said segment's joined text and what it says, found once per segment object (segments are
+ * kept per item, items per turn: shared/summarize/items.ts) and kept on it under a hidden key.
+ */
+interface SaidMemo {
+  said: string;
+  references?: ReferenceOps;
+  request?: RequestOps | null;
+}
+const SAID = Symbol('said');
+
+function saidMemo(seg: ItemSegment): SaidMemo {
+  const held = (seg as unknown as { [SAID]?: SaidMemo })[SAID];
+  if (held) return held;
+  const m: SaidMemo = { said: seg.lines.join('\n') };
+  if (Object.isExtensible(seg)) Object.defineProperty(seg, SAID, { value: m });
+  return m;
+}
+
+/**
  * Absolute paths read from their project root on: `shortPath` cuts at a usual root
  * (`lib/`, `test/`...); the project root most of those cuts reveal then trims the other
  * absolute paths under it too (`/home/u/proj/mix.exs` → `mix.exs`).
@@ -519,9 +571,10 @@ function feed(c: Collector, from: number, count: number, itemAt: (i: number) => 
     for (const seg of itemSegmentsOf(item)) {
       switch (seg.kind) {
         case 'said': {
-          const said = seg.lines.join('\n');
-          if (isUserTurn) c.request(said);
-          else c.references(said, false);
+          const m = saidMemo(seg);
+          const said = m.said;
+          if (isUserTurn) c.applyRequest(m.request === undefined ? (m.request = requestOf(said)) : m.request);
+          else c.applyReferences((m.references ??= referenceOps(said)), false);
           c.decisions(said, isUserTurn);
           for (const line of seg.lines) {
             const shell = SHELL_LINE_RE.exec(line);

@@ -204,7 +204,7 @@ describe('extractFacts on the real fixtures', () => {
   });
   afterAll(() => f.close());
 
-  it("a turn's item and an item's segments are made once and kept out of sight; the facts read through them are the facts of fresh ones (every fixture session)", () => {
+  it("a turn's item, an item's segments and what a said segment says are found once and kept out of sight; the facts read through them are the facts of fresh ones (every fixture session)", () => {
     for (const s of f.sessions) {
       const turns = listTurns(f.db, s.id);
       const before = JSON.stringify(turns);
@@ -217,8 +217,12 @@ describe('extractFacts on the real fixtures', () => {
       // Kept on the turn under a hidden key: its JSON, keys and equality are unchanged.
       expect(JSON.stringify(turns)).toBe(before);
       expect(Object.keys(turns[0])).toEqual(Object.keys(JSON.parse(before)[0]));
-      // Read a second time through the kept items and segments, the facts are the same.
-      expect(extractTurnFacts(turns)).toEqual(extractFacts(turnsToItems(structuredClone(turns))));
+      // Read again through the kept items, segments and what each said segment says (found at the
+      // first read, done again to each later collector), the facts are those of fresh copies.
+      const fresh = extractFacts(turnsToItems(structuredClone(turns)));
+      expect(extractTurnFacts(turns)).toEqual(fresh);
+      expect(extractTurnFacts(turns)).toEqual(fresh);
+      expect(turnFactStream()(turns)).toEqual(fresh);
     }
     // A turn that cannot take a key (frozen) is read each time, to the same item.
     const frozen = Object.freeze({ role: 'user' as const, blocks: [text('hello')] });
