@@ -70,3 +70,20 @@ export function withLazy<T extends object, K extends keyof T & string>(head: obj
   if (tail !== null) Object.assign(o, tail);
   return o as T;
 }
+
+/**
+ * `make(o)`, made once and kept on `o` under the hidden key `key` (non-enumerable: JSON,
+ * spreads, clones and deep equality never see it) for as long as `o` lives; an object that
+ * cannot take a key (frozen) gets a fresh value each time. `make` takes `o` so callers pass one
+ * module-level function, not a closure per call (turns are read this way by the hundred
+ * thousand). On the object rather than in a WeakMap: V8's young collector keeps a WeakMap entry
+ * alive while its key is young, so what is kept for short-lived objects (a pre-stage's masked
+ * turns) would be promoted with them.
+ */
+export function keptOn<O extends object, T>(o: O, key: symbol, make: (o: O) => T): T {
+  const held = (o as { [k: symbol]: T | undefined })[key];
+  if (held !== undefined) return held;
+  const value = make(o);
+  if (Object.isExtensible(o)) Object.defineProperty(o, key, { value });
+  return value;
+}

@@ -16,6 +16,7 @@
  * - the todo list as of the span's end (TodoWrite `todos`, Codex `update_plan` `plan`);
  * - decisions: sentences that state a choice with its reason (shared/facts/decisions.ts).
  */
+import { keptOn } from '../lazy.js';
 import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { itemSegmentsOf, turnToItem, type ItemSegment } from '../summarize/items.js';
@@ -422,12 +423,9 @@ interface SaidMemo {
 const SAID = Symbol('said');
 
 function saidMemo(seg: ItemSegment): SaidMemo {
-  const held = (seg as unknown as { [SAID]?: SaidMemo })[SAID];
-  if (held) return held;
-  const m: SaidMemo = { said: seg.lines.join('\n') };
-  if (Object.isExtensible(seg)) Object.defineProperty(seg, SAID, { value: m });
-  return m;
+  return keptOn(seg, SAID, makeSaid);
 }
+const makeSaid = (seg: ItemSegment): SaidMemo => ({ said: seg.lines.join('\n') });
 
 /**
  * Absolute paths read from their project root on: `shortPath` cuts at a usual root

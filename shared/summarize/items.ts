@@ -5,6 +5,7 @@
  * positions or timestamps (the cache key must not change when the same content is
  * imported again under new ids).
  */
+import { keptOn } from '../lazy.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
 import type { FactSet } from '../facts/types.js';
@@ -47,37 +48,23 @@ export function blockToItemText(b: ContentBlock): string {
 
 /**
  * A turn as one summarizer item (role kept; ids, positions and timestamps dropped), made once
- * per turn object and kept on it (`memoOn`): a replay reads each turn three times — its
+ * per turn object and kept on it (`keptOn`, shared/lazy.ts): a replay reads each turn three times — its
  * summarizer, its summaries' ledgers and its firings' ledgers — and a turn never changes.
  * Callers read items and never change them.
  */
 export function turnToItem(turn: Pick<Turn, 'role' | 'blocks'>): SummarizeItem {
-  const held = (turn as unknown as Memo<SummarizeItem>)[ITEM];
-  if (held !== undefined) return held;
-  return memoOn(turn, ITEM, { kind: 'turn', role: turn.role, text: turn.blocks.map(blockToItemText).join('\n') });
+  return keptOn(turn, ITEM, makeItem);
 }
 
 /** itemSegments of an item's text, worked out once per item object (kept on it like turnToItem's item). */
 export function itemSegmentsOf(item: SummarizeItem): readonly ItemSegment[] {
-  const held = (item as unknown as Memo<ItemSegment[]>)[SEGMENTS];
-  if (held !== undefined) return held;
-  return memoOn(item, SEGMENTS, itemSegments(item.text));
+  return keptOn(item, SEGMENTS, makeSegments);
 }
 
 const ITEM = Symbol('summarizer item');
 const SEGMENTS = Symbol('item segments');
-type Memo<T> = { [key: symbol]: T | undefined };
-
-/**
- * Keeps `value` on `o` under a hidden key (non-enumerable: JSON, spreads, clones and deep
- * equality never see it), for as long as `o` lives. On the object rather than in a WeakMap:
- * V8's young collector keeps a WeakMap entry alive while its key is young, so the items of
- * short-lived turns (a pre-stage's masked copies) would be promoted with them.
- */
-function memoOn<T>(o: object, key: symbol, value: T): T {
-  if (Object.isExtensible(o)) Object.defineProperty(o, key, { value });
-  return value;
-}
+const makeItem = (turn: Pick<Turn, 'role' | 'blocks'>): SummarizeItem => ({ kind: 'turn', role: turn.role, text: turn.blocks.map(blockToItemText).join('\n') });
+const makeSegments = (item: SummarizeItem): ItemSegment[] => itemSegments(item.text);
 
 export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): SummarizeItem[] {
   return turns.map(turnToItem);

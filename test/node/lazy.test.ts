@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { withLazy } from '../../shared/lazy.js';
+import { keptOn, withLazy } from '../../shared/lazy.js';
 
 interface Span {
   id: string;
@@ -69,5 +69,21 @@ const c = { id: 3, get ids() { return (g ??= [3]); }, n: 4 };
 process.stdout.write(JSON.stringify({ fast: %HasFastProperties(a), shared: %HaveSameMap(a, b), literalFast: %HasFastProperties(c) }));`;
     const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ fast: true, shared: true, literalFast: false });
+  });
+});
+
+describe('keptOn', () => {
+  it('makes a value once per object and keeps it out of sight; a frozen object gets a fresh one each time', () => {
+    const KEY = Symbol('test');
+    let made = 0;
+    const make = (o: { n: number }) => ({ twice: o.n * 2, made: ++made });
+    const o = { n: 3 };
+    const first = keptOn(o, KEY, make);
+    expect(keptOn(o, KEY, make)).toBe(first);
+    expect(first).toEqual({ twice: 6, made: 1 });
+    expect([Object.keys(o), JSON.stringify(o), { ...o }]).toEqual([['n'], '{"n":3}', { n: 3 }]);
+    const frozen = Object.freeze({ n: 4 });
+    expect(keptOn(frozen, KEY, make)).not.toBe(keptOn(frozen, KEY, make));
+    expect(made).toBe(3);
   });
 });
