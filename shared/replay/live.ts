@@ -344,81 +344,135 @@ function callColumns(calls: readonly LiveCall[]): CallColumns {
 const columnsOf = new WeakMap<readonly LiveCall[], CallColumns>();
 
 export async function runLive(o: LiveOptions): Promise<LiveResult> {
-  const { prepared, metas, calls, model, store } = o;
-  const def = prepared.definition;
-  const delay = Math.max(0, o.commitDelayCalls ?? 1);
-  const ix = buildSpanIndex(metas);
-  const tokenPrefix = ix.tokenPrefix;
-  // Tool results before each position: a new one is a completed tool cycle.
-  // (The session's cycle index counts them once per turn array, not once per projection.)
-  const resultsPrefix = ix.cycles.resultCountPrefix;
+  return new LiveLoop(o).run();
+}
 
-  const n = calls.length;
-  const out = newLiveCalls(n);
-  // What does not depend on the variant is copied in bulk: the calls' positions, outputs, times and transcript sizes.
-  const cols = callColumns(calls);
-  const positions = cols.position;
-  const reportedCol = cols.reported;
-  out.position.set(positions);
-  out.outputTokens.set(cols.output);
-  out.timestampMs.set(cols.timestampMs);
-  for (let k = 0; k < n; k++) out.transcriptTokens[k] = tokenPrefix[positions[k]];
-  const firings: LiveFiring[] = [];
+type Pending = { due: number; commit: (at: PassContext) => Promise<PassOutcome> };
+
+/**
+ * One live run. Its state is fields of one class and its steps are methods, not closures
+ * made per run: a projection runs ~50,000 calls on every slider frame, and closures made
+ * anew each run gave V8 new call targets every run (deoptimized, then called, not inlined)
+ * and kept the run's numbers in context slots; the class's methods are the same functions
+ * in every run, and its fields one stable shape.
+ */
+class LiveLoop {
+  private readonly def: PreparedStrategy['definition'];
+  private readonly delay: number;
+  private readonly ix: SpanIndex;
+  private readonly tokenPrefix: Float64Array;
+  private readonly convCountPrefix: Int32Array;
+  /** Tool results before each position: a new one is a completed tool cycle (the session's cycle index counts them once per turn array). */
+  private readonly resultsPrefix: Int32Array;
+  private readonly n: number;
+  private readonly out: LiveCalls;
+  private readonly positions: Int32Array;
+  /** NaN where the source reported no trusted context. */
+  private readonly reported: Float64Array;
+  private readonly model: ContextModel;
+  private readonly store: MemoryVariantStore;
+  private readonly firings: LiveFiring[] = [];
+  /** The turns before the current call (prefix-arrays.ts): a projection reuses its session's arrays. */
+  private readonly prefixes: ReturnType<typeof reusedPrefixes>;
+  /** Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call). */
+  private readonly step: NonNullable<PreparedStrategy['definition']['live']['step']> | null;
+  private readonly stepLog: StepLog | null;
+  /** One measure object, refilled per call: mayFire reads it and keeps nothing. */
+  private readonly measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
+  private readonly unionScratch: number[] = [];
+  /** The turns before the step's call, listed only if the step asks (one function per run, not one closure per call). */
+  private readonly stepTurns = () => this.prefixAt(this.stepEnd);
+  private readonly fire = async (ctx: PassContext) => {
+    const out = await this.def.pass(ctx, this.o.prepared.params);
+    if (out.status === 'skipped') this.skippedHeadroom = out.headroomTokens;
+    return out;
+  };
+
   // The view's tokens and conversation turns as of `lastEnd` (recomputed after each firing).
-  let view = 0;
-  let viewTurns = 0;
-  let lastEnd = 0;
-  let cyclesAtFire = 0;
-  let prevContext = 0;
-  // The turns before the current call (prefix-arrays.ts): a projection reuses its session's arrays.
-  const prefixes = o.reusePrefixes ? reusedPrefixes(metas) : growingPrefixes(metas);
-  let prefix: TurnMeta[] | null = null;
-  // After a skip that said how far the trigger is, the transcript size before which no check is needed.
-  let quietUntil = 0;
-  let pending: { due: number; commit: (at: PassContext) => Promise<PassOutcome> } | null = null;
+  private view = 0;
+  private viewTurns = 0;
+  private lastEnd = 0;
+  private cyclesAtFire = 0;
+  private prevContext = 0;
+  /** After a skip that said how far the trigger is, the transcript size before which no check is needed. */
+  private quietUntil = 0;
+  /** False until the variant first changes the view: the source's reported context is what the model received. */
+  private changedYet = false;
+  private pending: Pending | null = null;
+  private prefix: TurnMeta[] | null = null;
+  private prefixEnd = -1;
+  private stepEnd = 0;
+  private skippedHeadroom: number | undefined = undefined;
+
+  constructor(private readonly o: LiveOptions) {
+    const { prepared, metas, calls, model, store } = o;
+    this.def = prepared.definition;
+    this.delay = Math.max(0, o.commitDelayCalls ?? 1);
+    this.ix = buildSpanIndex(metas);
+    this.tokenPrefix = this.ix.tokenPrefix;
+    this.convCountPrefix = this.ix.convCountPrefix;
+    this.resultsPrefix = this.ix.cycles.resultCountPrefix;
+    // One shape for every run's model (callers pass wider objects): contextOf reads it at every call.
+    this.model = { a: model.a, b: model.b };
+    this.store = store;
+    const n = (this.n = calls.length);
+    const out = (this.out = newLiveCalls(n));
+    // What does not depend on the variant is copied in bulk: the calls' positions, outputs, times and transcript sizes.
+    const cols = callColumns(calls);
+    this.positions = cols.position;
+    this.reported = cols.reported;
+    out.position.set(cols.position);
+    out.outputTokens.set(cols.output);
+    out.timestampMs.set(cols.timestampMs);
+    for (let k = 0; k < n; k++) out.transcriptTokens[k] = this.tokenPrefix[cols.position[k]];
+    this.prefixes = o.reusePrefixes ? reusedPrefixes(metas) : growingPrefixes(metas);
+    const live = this.def.live;
+    this.step = o.fastSteps !== false && live.step && live.describeStep && preMaskWindowOf(prepared.params) === null ? live.step : null;
+    // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
+    const describeStep = (st: LiveStep, position: number) => live.describeStep!(metas, position, st);
+    this.stepLog = this.step ? new StepLog(n, metas, this.ix, this.step, prepared.params, store.state(), describeStep) : null;
+  }
 
   /** Conversation turns of the view before position `end` under `state` (dropped ranges clipped to the prefix). */
-  const viewTurnsOf = (end: number, state: VariantState): number => {
+  private viewTurnsOf(end: number, state: VariantState): number {
     const ranges = state.droppedRanges;
-    if (!ranges || ranges.length === 0) return ix.convCountPrefix[end];
-    const convCount = ix.convCountPrefix;
+    const convCount = this.convCountPrefix;
+    if (!ranges || ranges.length === 0) return convCount[end];
     let dropped = 0;
     for (let i = 0; i < ranges.length; i++) {
       const r = ranges[i];
       if (r[0] < end) dropped += convCount[Math.min(r[1] + 1, end)] - convCount[r[0]];
     }
     return convCount[end] - dropped;
-  };
-  // Model-free strategies step synchronously (never with a pre-stage: its view is restaged per call).
-  const step = o.fastSteps !== false && def.live.step && def.live.describeStep && preMaskWindowOf(prepared.params) === null ? def.live.step : null;
-  // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
-  const describeStep = (st: LiveStep, position: number) => def.live.describeStep!(metas, position, st);
-  const stepLog = step ? new StepLog(n, metas, ix, step, prepared.params, store.state(), describeStep) : null;
+  }
 
   /** Recomputes the view after a firing: the strategy's planner on the turns before the call. */
-  const recompute = (end: number, prefix: TurnMeta[]) => {
-    const state = store.state();
+  private recompute(end: number, prefix: TurnMeta[]): void {
+    const state = this.store.state();
     // The one rule for the figure (visibleTokens: the strategy's live.visible when it has one).
-    view = visibleTokens(prepared, { turns: prefix, summaries: store.summaries(), state });
-    viewTurns = viewTurnsOf(end, state);
-    lastEnd = end;
-  };
+    this.view = visibleTokens(this.o.prepared, { turns: prefix, summaries: this.store.summaries(), state });
+    this.viewTurns = this.viewTurnsOf(end, state);
+    this.lastEnd = end;
+  }
 
   /** The view before the call at `end`: as of the last recompute, plus every turn added since (no strategy hides turns between firings). */
-  const viewAt = (end: number) => view + (tokenPrefix[end] - tokenPrefix[lastEnd]);
-  /** What the model receives at call k: the source's reported figure while the view is still the transcript, else the context model. */
-  let changedYet = false;
-  const contextAt = (k: number, end: number) => {
-    const reported = reportedCol[k];
-    return !changedYet && reported === reported ? reported : contextOf(model, viewAt(end));
-  };
+  private viewAt(end: number): number {
+    return this.view + (this.tokenPrefix[end] - this.tokenPrefix[this.lastEnd]);
+  }
 
-  const unionScratch: number[] = [];
+  /** What the model receives at call k: the source's reported figure while the view is still the transcript, else the context model. */
+  private contextAt(k: number, end: number): number {
+    const reported = this.reported[k];
+    return !this.changedYet && reported === reported ? reported : contextOf(this.model, this.viewAt(end));
+  }
+
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
-  const viewBefore = (x: number): number => {
+  private viewBefore(x: number): number {
     if (x <= 0) return 0;
+    const store = this.store;
     const all = store.summaries();
-    const ranges = store.state().droppedRanges ?? [];
+    const ranges = store.state().droppedRanges ?? NO_RANGES;
+    const ix = this.ix;
     if (all.length === 0) {
       // Model-free strategies: only the stored ranges (sorted and disjoint, VariantState) hide turns.
       const conv = ix.convTokenPrefix;
@@ -427,56 +481,49 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
         const r = ranges[i];
         if (r[0] < x) hidden += conv[Math.min(r[1] + 1, x)] - conv[r[0]];
       }
-      return tokenPrefix[x] - hidden;
+      return this.tokenPrefix[x] - hidden;
     }
     // The live summaries that end before x and the dropped ranges that start before it (cut at
     // x), as one union of intervals in a reused scratch array: this runs at every firing.
+    const scratch = this.unionScratch;
     let m = 0;
     let summaryTokens = 0;
     for (const s of all) {
       if (s.compacted || s.lastPosition >= x) continue;
-      unionScratch[2 * m] = s.firstPosition;
-      unionScratch[2 * m + 1] = s.lastPosition;
+      scratch[2 * m] = s.firstPosition;
+      scratch[2 * m + 1] = s.lastPosition;
       m++;
       summaryTokens += s.tokenCount;
     }
     for (const r of ranges) {
       if (r[0] >= x) continue;
-      unionScratch[2 * m] = r[0];
-      unionScratch[2 * m + 1] = Math.min(r[1], x - 1);
+      scratch[2 * m] = r[0];
+      scratch[2 * m + 1] = Math.min(r[1], x - 1);
       m++;
     }
-    return tokenPrefix[x] - convTokensInUnion(ix, unionScratch, m) + summaryTokens;
-  };
+    return this.tokenPrefix[x] - convTokensInUnion(ix, scratch, m) + summaryTokens;
+  }
 
-  const firstChanged = (created: number[], compacted: number[], before: VariantState, after: VariantState): number => {
+  /** Where the view changed from: the first summary created or folded, else where the states differ. */
+  private firstChanged(created: number[], compacted: number[], before: VariantState, after: VariantState): number {
     let x = Infinity;
-    for (const id of created) {
-      const s = store.get(id);
+    for (let i = 0; i < created.length; i++) {
+      const s = this.store.get(created[i]);
       if (s) x = Math.min(x, s.firstPosition);
     }
-    for (const id of compacted) {
-      const s = store.get(id);
+    for (let i = 0; i < compacted.length; i++) {
+      const s = this.store.get(compacted[i]);
       if (s) x = Math.min(x, s.firstPosition);
     }
-    // The first range that differs: from its start on (a range only one side has starts there).
-    const a = before.droppedRanges ?? NO_RANGES;
-    const b = after.droppedRanges ?? NO_RANGES;
-    const common = Math.min(a.length, b.length);
-    let i = 0;
-    while (i < common && a[i][0] === b[i][0] && a[i][1] === b[i][1]) i++;
-    if (i < common) x = Math.min(x, a[i][0], b[i][0]);
-    else if (i < a.length) x = Math.min(x, a[i][0]);
-    else if (i < b.length) x = Math.min(x, b[i][0]);
-    if (before.maskBoundary !== after.maskBoundary) x = Math.min(x, before.maskBoundary ?? 0);
-    return x;
-  };
+    return Math.min(x, stateChangedFrom(before, after));
+  }
 
-  const runAt = async (k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> => {
+  private async runAt(k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> {
+    const { o, store, model, firings } = this;
     const before = store.state();
     store.callIndex = k;
-    const overhead = contextAt(k, end) - viewAt(end);
-    const ctx = o.context(end, stageMetas(prepared.params, prefix) as TurnMeta[], overhead, pending !== null);
+    const overhead = this.contextAt(k, end) - this.viewAt(end);
+    const ctx = o.context(end, stageMetas(o.prepared.params, prefix) as TurnMeta[], overhead, this.pending !== null);
     const w0 = o.work?.() ?? NO_WORK;
     const started = Date.now();
     const outcome = await work(ctx);
@@ -490,8 +537,8 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
       return outcome.deferred ? { changedAt: Infinity, outcome } : null;
     }
-    changedYet = true;
-    recompute(end, prefix);
+    this.changedYet = true;
+    this.recompute(end, prefix);
     let maxDepth = 0;
     for (const id of changes.created) maxDepth = Math.max(maxDepth, store.get(id)?.depth ?? 0);
     firings.push({
@@ -500,7 +547,7 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       kind,
       reason: String(outcome.stats.reason ?? ''),
       contextBefore,
-      contextAfter: contextOf(model, view),
+      contextAfter: contextOf(model, this.view),
       created: changes.created,
       compacted: changes.compacted,
       maxDepth,
@@ -508,69 +555,65 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       work: spent,
       state: after,
     });
-    return { changedAt: firstChanged(changes.created, changes.compacted, before, after), outcome };
-  };
+    return { changedAt: this.firstChanged(changes.created, changes.compacted, before, after), outcome };
+  }
 
-  // The turns before the call at `end`, with their span index as an O(1) view on the session's.
-  // Calls come in position order: no copy per firing (prefix-arrays.ts).
-  let prefixEnd = -1;
-  const prefixAt = (end: number): TurnMeta[] => {
-    if (prefixEnd !== end || prefix === null) {
-      prefix = prefixes.at(end);
-      prefixIndex(ix, prefix);
-      prefixEnd = end;
+  /**
+   * The turns before the call at `end`, with their span index as an O(1) view on the session's.
+   * Calls come in position order: no copy per firing (prefix-arrays.ts).
+   */
+  private prefixAt(end: number): TurnMeta[] {
+    let prefix = this.prefix;
+    if (this.prefixEnd !== end || prefix === null) {
+      prefix = this.prefix = this.prefixes.at(end);
+      prefixIndex(this.ix, prefix);
+      this.prefixEnd = end;
     }
     return prefix;
-  };
-  // One measure object, refilled per call: mayFire reads it and keeps nothing.
-  const measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
-  const fire = async (ctx: PassContext) => {
-    const out = await def.pass(ctx, prepared.params);
-    if (out.status === 'skipped') skippedHeadroom = out.headroomTokens;
-    return out;
-  };
-  let skippedHeadroom: number | undefined;
+  }
 
   /** Fills `measure` for the call at `end` and asks the strategy whether it may fire there. */
-  const mayFireAt = (k: number, end: number): boolean => {
-    measure.contextTokens = contextAt(k, end);
-    measure.viewTurns = viewTurns + ix.convCountPrefix[end] - ix.convCountPrefix[lastEnd];
-    measure.newToolCycles = resultsPrefix[end] - cyclesAtFire;
-    return tokenPrefix[end] >= quietUntil && def.live.mayFire(measure, prepared.params, store.state());
-  };
-
-  // The turns before the step's call, listed only if the step asks (one function, not one closure per call).
-  let stepEnd = 0;
-  const stepTurns = () => prefixAt(stepEnd);
+  private mayFireAt(k: number, end: number): boolean {
+    const measure = this.measure;
+    const convCount = this.convCountPrefix;
+    measure.contextTokens = this.contextAt(k, end);
+    measure.viewTurns = this.viewTurns + convCount[end] - convCount[this.lastEnd];
+    measure.newToolCycles = this.resultsPrefix[end] - this.cyclesAtFire;
+    return this.tokenPrefix[end] >= this.quietUntil && this.def.live.mayFire(measure, this.o.prepared.params, this.store.state());
+  }
 
   /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
-  const stepAt = (k: number, end: number, apply: NonNullable<typeof step>): number => {
+  private stepAt(k: number, end: number, apply: NonNullable<LiveLoop['step']>): number {
+    const store = this.store;
     const before = store.state();
-    stepEnd = end;
-    const st = apply(spanIndexAt(ix, end), prepared.params, before, stepTurns);
-    cyclesAtFire = resultsPrefix[end];
-    quietUntil = 0;
+    this.stepEnd = end;
+    const st = apply(spanIndexAt(this.ix, end), this.o.prepared.params, before, this.stepTurns);
+    this.cyclesAtFire = this.resultsPrefix[end];
+    this.quietUntil = 0;
     if (!st) return Infinity;
     store.replaceState(st.state);
-    changedYet = true;
-    view = st.visibleTokens;
-    viewTurns = viewTurnsOf(end, st.state);
-    lastEnd = end;
-    stepLog!.fired(k, end, measure.contextTokens);
-    return firstChanged(NONE, NONE, before, st.state);
-  };
+    this.changedYet = true;
+    this.view = st.visibleTokens;
+    this.viewTurns = this.viewTurnsOf(end, st.state);
+    this.lastEnd = end;
+    this.stepLog!.fired(k, end, this.measure.contextTokens);
+    return stateChangedFrom(before, st.state);
+  }
 
   /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
-  const record = (k: number, end: number, changedAt: number, contextTokens = contextAt(k, end)) => {
+  private record(k: number, end: number, changedAt: number, contextTokens: number): void {
+    const out = this.out;
     const fired = changedAt < Infinity;
-    out.viewTokens[k] = viewAt(end);
+    out.viewTokens[k] = this.viewAt(end);
     out.contextTokens[k] = contextTokens;
-    out.sharedPrefixTokens[k] = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prevContext, contextOf(model, viewBefore(changedAt))) : prevContext);
+    const prev = this.prevContext;
+    out.sharedPrefixTokens[k] = k === 0 ? 0 : Math.min(contextTokens, fired ? Math.min(prev, contextOf(this.model, this.viewBefore(changedAt))) : prev);
     if (fired) out.fired[k] = 1;
     // The cache entry is this prompt (a breakpoint at its end); the answer is new input next time.
-    prevContext = contextTokens;
-    o.onProgress?.(k + 1, n, firings.length + (stepLog ? stepLog.count : 0));
-  };
+    this.prevContext = contextTokens;
+    const onProgress = this.o.onProgress;
+    if (onProgress) onProgress(k + 1, this.n, this.firings.length + (this.stepLog ? this.stepLog.count : 0));
+  }
 
   /**
    * The calls from `from` on that need no await, in one small synchronous loop V8 keeps
@@ -578,62 +621,91 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
    * step does. Returns the first call that needs the full path (a pass, a commit, the
    * engine's beforeCall), or n. Cancellation is checked every 64 calls here.
    */
-  const quietRun = (from: number): number => {
+  private quietRun(from: number): number {
+    const o = this.o;
     if (o.beforeCall || o.fastSteps === false) return from;
+    const n = this.n;
+    const positions = this.positions;
+    const step = this.step;
+    const signal = o.signal;
     for (let k = from; k < n; k++) {
-      if ((k & 63) === 0 && o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+      if ((k & 63) === 0 && signal?.aborted) throw cancelled();
+      const pending = this.pending;
       if (pending && k >= pending.due) return k;
       const end = positions[k];
       // Nothing fired: the context mayFireAt measured is the call's (no state changed since).
-      if (!mayFireAt(k, end)) record(k, end, Infinity, measure.contextTokens);
-      else if (step) record(k, end, stepAt(k, end, step));
-      else return k;
+      if (!this.mayFireAt(k, end)) this.record(k, end, Infinity, this.measure.contextTokens);
+      else if (step) {
+        const changedAt = this.stepAt(k, end, step);
+        this.record(k, end, changedAt, this.contextAt(k, end));
+      } else return k;
     }
     return n;
-  };
+  }
 
-  try {
-    for (let k = quietRun(0); k < n; k = quietRun(k + 1)) {
-      if (o.signal?.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-      if (o.beforeCall) {
-        const wait = o.beforeCall(k);
-        if (wait) await wait;
-      }
-      const end = positions[k];
-      let changedAt = Infinity;
+  async run(): Promise<LiveResult> {
+    const { o, n, positions, store, step, stepLog } = this;
+    try {
+      for (let k = this.quietRun(0); k < n; k = this.quietRun(k + 1)) {
+        if (o.signal?.aborted) throw cancelled();
+        if (o.beforeCall) {
+          const wait = o.beforeCall(k);
+          if (wait) await wait;
+        }
+        const end = positions[k];
+        let changedAt = Infinity;
 
-      if (pending && k >= pending.due) {
-        const p = pending;
-        pending = null;
-        const r = await runAt(k, end, prefixAt(end), contextAt(k, end), 'commit', (ctx) => p.commit(ctx));
-        if (r) changedAt = Math.min(changedAt, r.changedAt);
-      }
+        const pending = this.pending;
+        if (pending && k >= pending.due) {
+          this.pending = null;
+          const r = await this.runAt(k, end, this.prefixAt(end), this.contextAt(k, end), 'commit', (ctx) => pending.commit(ctx));
+          if (r) changedAt = Math.min(changedAt, r.changedAt);
+        }
 
-      if (mayFireAt(k, end)) {
-        if (step) changedAt = Math.min(changedAt, stepAt(k, end, step));
-        else {
-          skippedHeadroom = undefined;
-          const r = await runAt(k, end, prefixAt(end), measure.contextTokens, 'fire', fire);
-          cyclesAtFire = resultsPrefix[end];
-          quietUntil = skippedHeadroom !== undefined ? tokenPrefix[end] + skippedHeadroom : 0;
-          if (r) {
-            if (r.outcome.deferred) {
-              const deferred = r.outcome.deferred;
-              pending = { due: k + delay, commit: (at) => deferred.commit(at) };
+        if (this.mayFireAt(k, end)) {
+          if (step) changedAt = Math.min(changedAt, this.stepAt(k, end, step));
+          else {
+            this.skippedHeadroom = undefined;
+            const r = await this.runAt(k, end, this.prefixAt(end), this.measure.contextTokens, 'fire', this.fire);
+            this.cyclesAtFire = this.resultsPrefix[end];
+            this.quietUntil = this.skippedHeadroom !== undefined ? this.tokenPrefix[end] + this.skippedHeadroom : 0;
+            if (r) {
+              if (r.outcome.deferred) {
+                const deferred = r.outcome.deferred;
+                this.pending = { due: k + this.delay, commit: (at) => deferred.commit(at) };
+              }
+              changedAt = Math.min(changedAt, r.changedAt);
             }
-            changedAt = Math.min(changedAt, r.changedAt);
           }
         }
+        this.record(k, end, changedAt, this.contextAt(k, end));
       }
-      record(k, end, changedAt);
+    } finally {
+      // The grown prefix dies with the replay (spans.ts keeps the last one for O(1) views).
+      if (this.prefix !== null) releasePrefix(this.prefix);
+      this.prefixes.release();
     }
-  } finally {
-    // The grown prefix dies with the replay (spans.ts keeps the last one for O(1) views).
-    if (prefix !== null) releasePrefix(prefix);
-    prefixes.release();
+    const state = store.state();
+    const firings = this.firings;
+    if (!stepLog || stepLog.count === 0) return { calls: this.out, firings, state };
+    // A model-free run fires only by steps: its firings are built when first read.
+    return withLazy<LiveResult, 'firings'>({ calls: this.out }, 'firings', () => stepLog.firings(this.out), { state });
   }
-  const state = store.state();
-  if (!stepLog || stepLog.count === 0) return { calls: out, firings, state };
-  // A model-free run fires only by steps: its firings are built when first read.
-  return withLazy<LiveResult, 'firings'>({ calls: out }, 'firings', () => stepLog.firings(out), { state });
+}
+
+const cancelled = () => Object.assign(new Error('cancelled'), { name: 'AbortError' });
+
+/** Where two states make the view differ from: the first dropped range that differs (from its start on: a range only one side has starts there), or the old mask boundary; Infinity when they agree. */
+function stateChangedFrom(before: VariantState, after: VariantState): number {
+  let x = Infinity;
+  const a = before.droppedRanges ?? NO_RANGES;
+  const b = after.droppedRanges ?? NO_RANGES;
+  const common = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < common && a[i][0] === b[i][0] && a[i][1] === b[i][1]) i++;
+  if (i < common) x = Math.min(x, a[i][0], b[i][0]);
+  else if (i < a.length) x = Math.min(x, a[i][0]);
+  else if (i < b.length) x = Math.min(x, b[i][0]);
+  if (before.maskBoundary !== after.maskBoundary) x = Math.min(x, before.maskBoundary ?? 0);
+  return x;
 }

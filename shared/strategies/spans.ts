@@ -73,11 +73,16 @@ export interface CycleIndex {
   readonly lastResultBefore: Int32Array;
   /** [p] = turn p's cycleStart when it lies before p (turn p answers a call), else 2^31 − 1: scans for late results read numbers, not turns. */
   readonly answersFrom: Int32Array;
+  /** [k] = max(callFirstResult[0..k]): below a position p larger than it, the calls answered are exactly calls 0..k' (read, not scanned, in the usual order). */
+  readonly firstResultMax: Int32Array;
+  /** [k] = the last result of any of calls 0..k: no result of a call before callPos[k + 1] lies after it (where a scan for late results can stop). */
+  readonly lastResultMax: Int32Array;
 }
 
 function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
   const n = turns.length;
   const firstResult = new Int32Array(n).fill(-1);
+  const lastResult = new Int32Array(n).fill(-1);
   const resultCountPrefix = new Int32Array(n + 1);
   const resultTokenPrefix = new Float64Array(n + 1);
   const resultCharPrefix = new Float64Array(n + 1);
@@ -94,6 +99,7 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
       firstResult[cs] = i;
       calls++;
     }
+    if (isResult) lastResult[cs] = i;
     resultCountPrefix[i + 1] = resultCountPrefix[i] + (isResult ? 1 : 0);
     resultTokenPrefix[i + 1] = resultTokenPrefix[i] + (isResult ? t.tokenCount : 0);
     resultCharPrefix[i + 1] = resultCharPrefix[i] + (isResult ? t.charCount : 0);
@@ -101,10 +107,15 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
   }
   const callPos = new Int32Array(calls);
   const callFirstResult = new Int32Array(calls);
+  const firstResultMax = new Int32Array(calls);
+  const lastResultMax = new Int32Array(calls);
   for (let p = 0, k = 0; p < n; p++) {
     if (firstResult[p] >= 0) {
       callPos[k] = p;
-      callFirstResult[k++] = firstResult[p];
+      callFirstResult[k] = firstResult[p];
+      firstResultMax[k] = k > 0 ? Math.max(firstResultMax[k - 1], firstResult[p]) : firstResult[p];
+      lastResultMax[k] = k > 0 ? Math.max(lastResultMax[k - 1], lastResult[p]) : lastResult[p];
+      k++;
     }
   }
   const firstResultsSorted = callFirstResult.slice().sort();
@@ -119,7 +130,7 @@ function computeCycleIndex(turns: readonly TurnMeta[]): CycleIndex {
     answeredCountPrefix[p + 1] += answeredCountPrefix[p];
     callCountPrefix[p + 1] += callCountPrefix[p];
   }
-  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore, answersFrom };
+  return { callPos, callFirstResult, firstResultsSorted, answeredCountPrefix, callCountPrefix, resultCountPrefix, resultTokenPrefix, resultCharPrefix, lastResultBefore, answersFrom, firstResultMax, lastResultMax };
 }
 
 /** The number of values in a sorted array that are < x (binary search). */
@@ -199,12 +210,16 @@ function fileView(prefix: readonly TurnMeta[], full: SpanIndex, view: Mutable<Sp
  */
 export function spanIndexAt(full: SpanIndex, n: number): SpanIndex {
   if (n > full.count) throw new Error(`spanIndexAt: ${n} turns is longer than the ${full.count}-turn session`);
-  let view = bare.get(full);
+  // The session stepped last is checked first: a model-free live run steps before every call.
+  let view = lastBare !== null && lastBare.full === full ? lastBare.view : bare.get(full);
   if (!view) bare.set(full, (view = viewOf(full, n)));
+  if (lastBare === null || lastBare.full !== full) lastBare = { full, view };
   return moveView(view, n);
 }
 
 const bare = new WeakMap<SpanIndex, Mutable<SpanIndex>>();
+/** The last session's bare view (its WeakMap entry stays: this slot only spares the lookup). */
+let lastBare: { full: SpanIndex; view: Mutable<SpanIndex> } | null = null;
 
 function moveView(view: Mutable<SpanIndex>, n: number): SpanIndex {
   view.count = n;
