@@ -55,8 +55,8 @@ export function maskPlaceholder(toolName: string, removedChars: number): string 
  * (`count` when maskWindow is 0), or null when there are at most `maskWindow` tool cycles
  * (nothing to mask). Tool results answering a call at a position < B are masked, so every
  * masked result lies before B except results that arrive late (after newer calls).
- * O(maskWindow) on the span index's cycle arrays (built once per session; a live
- * replay's prefixes share them).
+ * O(1) on the span index's cycle arrays when the calls are answered in order, else
+ * O(maskWindow) (built once per session; a live replay's prefixes share them).
  */
 export function maskBoundaryOf(turns: readonly TurnMeta[] | null, maskWindow: number, ix: SpanIndex = buildSpanIndex(turns!)): number | null {
   const c = ix.cycles;
@@ -65,6 +65,8 @@ export function maskBoundaryOf(turns: readonly TurnMeta[] | null, maskWindow: nu
   const calls = c.answeredCountPrefix[end];
   if (calls <= maskWindow) return null;
   if (maskWindow <= 0) return end;
+  // Usually the calls answered so far are the first `calls` ones: the boundary is read directly.
+  if (c.firstResultMax[calls - 1] < end) return c.callPos[calls - maskWindow];
   let seen = 0;
   for (let k = c.callCountPrefix[end] - 1; k >= 0; k--) {
     if (c.callFirstResult[k] < end && ++seen === maskWindow) return c.callPos[k];
@@ -81,9 +83,12 @@ function maskedResults(ix: SpanIndex, boundary: number): { count: number; tokens
   let chars = c.resultCharPrefix[boundary];
   let first = count > 0 ? c.firstResultsSorted[0] : -1;
   let last = c.lastResultBefore[boundary];
-  // Results that arrive late, among the last maskWindow cycles' turns.
+  // Results that arrive late, among the last maskWindow cycles' turns: none after the last
+  // result of the calls before the boundary (usually before the boundary: nothing to scan).
+  const callsBefore = c.callCountPrefix[boundary];
+  const stop = callsBefore > 0 ? Math.min(ix.count, c.lastResultMax[callsBefore - 1] + 1) : 0;
   const answersFrom = c.answersFrom;
-  for (let r = boundary, end = ix.count; r < end; r++) {
+  for (let r = boundary; r < stop; r++) {
     if (answersFrom[r] < boundary) {
       count++;
       tokens += ix.tokenPrefix[r + 1] - ix.tokenPrefix[r];

@@ -54,4 +54,50 @@ describe('masking on the cycle index', () => {
     // 30 fixture sessions, up to 5 prefixes each, 4 windows.
     expect(checked).toBeGreaterThan(300);
   });
+
+  it('plans what the rule says where calls are answered late, out of order or by several results, on every prefix', () => {
+    // Hand-made sessions (the fixtures answer almost every call at once): each assistant turn
+    // makes 0-3 calls; their results come at once, some turns later, or after newer calls' results.
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let lateSeen = 0;
+    let outOfOrderSeen = 0;
+    for (let session = 0; session < 12; session++) {
+      const metas: TurnMeta[] = [];
+      const waiting: number[] = [];
+      const push = (role: TurnMeta['role'], cycleStart?: number) => {
+        const position = metas.length;
+        metas.push({ id: 1000 * session + position, position, role, charCount: 40 + position, tokenCount: 10 + (position % 7), cycleStart: cycleStart ?? position });
+      };
+      while (metas.length < 120) {
+        push('assistant');
+        const call = metas.length - 1;
+        for (let c = Math.floor(rand() * 3); c > 0; c--) waiting.push(call);
+        // Answer some waiting calls now, in a shuffled order (a late one is answered after newer ones).
+        const now = waiting.filter(() => rand() < 0.6);
+        for (const w of now.sort(() => rand() - 0.5)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          if (w < call) lateSeen++;
+          push('tool', w);
+        }
+        if (now.length > 1 && now.some((w, i) => i > 0 && w < now[i - 1])) outOfOrderSeen++;
+        if (rand() < 0.3) push('user');
+      }
+      const full = buildSpanIndex(metas);
+      for (let end = 1; end <= metas.length; end++) {
+        const prefix = metas.slice(0, end);
+        if (end < metas.length) prefixIndex(full, prefix);
+        for (const w of [0, 1, 2, 5]) {
+          const want = reference(prefix, w);
+          expect(maskBoundaryOf(prefix, w)).toBe(want.boundary);
+          const span = planMasking({ turns: prefix, summaries: [], state: {}, params: { maskWindow: w } }).spans[0];
+          expect(span?.turnIds ?? []).toEqual(want.ids);
+          expect(span?.tokens ?? 0).toBe(want.tokens);
+        }
+      }
+    }
+    // The sessions did exercise the slow paths.
+    expect(lateSeen).toBeGreaterThan(50);
+    expect(outOfOrderSeen).toBeGreaterThan(10);
+  });
 });
