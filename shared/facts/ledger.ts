@@ -547,7 +547,9 @@ export function survivesIn(f: Fact, v: VisibleIndex): boolean {
     case 'request':
     case 'error':
     case 'todo':
-      return occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun) || sharesWords(p.words, wordsPresent(v), SURVIVAL_WORD_SHARE);
+      // The word share first: it answers after a few lookups either way, and a request the
+      // summary restates keeps its words without its exact wording (whose check compares text).
+      return sharesWords(p.words, wordsPresent(v), SURVIVAL_WORD_SHARE) || occursCut(v, 'lower', f.key, p.keyRuns, p.keyOneRun);
     default: {
       const _exhaustive: never = f.category;
       return _exhaustive;
