@@ -171,7 +171,8 @@ export interface LiveResult {
 
 /** Shared by every step firing (a model-free step creates and folds no summary); never written to. */
 const NONE: number[] = [];
-const NO_RANGES: ReadonlyArray<readonly [number, number]> = [];
+type Ranges = ReadonlyArray<readonly [number, number]>;
+const NO_RANGES: Ranges = [];
 const NO_INTS = new Int32Array(0);
 const NO_FLOATS = new Float64Array(0);
 
@@ -403,6 +404,13 @@ class LiveLoop {
   private prefixEnd = -1;
   private stepEnd = 0;
   private skippedHeadroom: number | undefined = undefined;
+  /**
+   * The store's state's dropped ranges and mask boundary, read once per change (adopt): states
+   * of every strategy have shapes of their own, and reading their fields at every call of a
+   * window or masking run cost a megamorphic load each, several per call.
+   */
+  private ranges: Ranges = NO_RANGES;
+  private maskBoundary: number | undefined = undefined;
 
   constructor(private readonly o: LiveOptions) {
     const { prepared, metas, calls, model, store } = o;
@@ -431,13 +439,19 @@ class LiveLoop {
     // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
     const describeStep = (st: LiveStep, position: number) => live.describeStep!(metas, position, st);
     this.stepLog = this.step ? new StepLog(n, metas, this.ix, this.step, prepared.params, store.state(), describeStep) : null;
+    this.adopt(store.state());
   }
 
-  /** Conversation turns of the view before position `end` under `state` (dropped ranges clipped to the prefix). */
-  private viewTurnsOf(end: number, state: VariantState): number {
-    const ranges = state.droppedRanges;
+  /** Reads the fields of the store's new state that the loop reads at every call. */
+  private adopt(state: VariantState): void {
+    this.ranges = state.droppedRanges ?? NO_RANGES;
+    this.maskBoundary = state.maskBoundary;
+  }
+
+  /** Conversation turns of the view before position `end` under the state's dropped ranges (clipped to the prefix). */
+  private viewTurnsOf(end: number, ranges: Ranges): number {
     const convCount = this.convCountPrefix;
-    if (!ranges || ranges.length === 0) return convCount[end];
+    if (ranges.length === 0) return convCount[end];
     let dropped = 0;
     for (let i = 0; i < ranges.length; i++) {
       const r = ranges[i];
@@ -451,7 +465,7 @@ class LiveLoop {
     const state = this.store.state();
     // The one rule for the figure (visibleTokens: the strategy's live.visible when it has one).
     this.view = visibleTokens(this.o.prepared, { turns: prefix, summaries: this.store.summaries(), state });
-    this.viewTurns = this.viewTurnsOf(end, state);
+    this.viewTurns = this.viewTurnsOf(end, this.ranges);
     this.lastEnd = end;
   }
 
@@ -471,7 +485,7 @@ class LiveLoop {
     if (x <= 0) return 0;
     const store = this.store;
     const all = store.summaries();
-    const ranges = store.state().droppedRanges ?? NO_RANGES;
+    const ranges = this.ranges;
     const ix = this.ix;
     if (all.length === 0) {
       // Model-free strategies: only the stored ranges (sorted and disjoint, VariantState) hide turns.
@@ -505,7 +519,7 @@ class LiveLoop {
   }
 
   /** Where the view changed from: the first summary created or folded, else where the states differ. */
-  private firstChanged(created: number[], compacted: number[], before: VariantState, after: VariantState): number {
+  private firstChanged(created: number[], compacted: number[], beforeRanges: Ranges, beforeMask: number | undefined): number {
     let x = Infinity;
     for (let i = 0; i < created.length; i++) {
       const s = this.store.get(created[i]);
@@ -515,12 +529,32 @@ class LiveLoop {
       const s = this.store.get(compacted[i]);
       if (s) x = Math.min(x, s.firstPosition);
     }
-    return Math.min(x, stateChangedFrom(before, after));
+    return Math.min(x, this.stateChangedFrom(beforeRanges, beforeMask));
+  }
+
+  /**
+   * Where the view differs from under the state before (its ranges and mask boundary given) and
+   * the adopted one: the first dropped range that differs (from its start on: a range only one
+   * side has starts there), or the old mask boundary; Infinity when they agree.
+   */
+  private stateChangedFrom(a: Ranges, beforeMask: number | undefined): number {
+    let x = Infinity;
+    const b = this.ranges;
+    const common = Math.min(a.length, b.length);
+    let i = 0;
+    while (i < common && a[i][0] === b[i][0] && a[i][1] === b[i][1]) i++;
+    if (i < common) x = Math.min(x, a[i][0], b[i][0]);
+    else if (i < a.length) x = Math.min(x, a[i][0]);
+    else if (i < b.length) x = Math.min(x, b[i][0]);
+    if (beforeMask !== this.maskBoundary) x = Math.min(x, beforeMask ?? 0);
+    return x;
   }
 
   private async runAt(k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> {
     const { o, store, model, firings } = this;
     const before = store.state();
+    const beforeRanges = this.ranges;
+    const beforeMask = this.maskBoundary;
     store.callIndex = k;
     const overhead = this.contextAt(k, end) - this.viewAt(end);
     const ctx = o.context(end, stageMetas(o.prepared.params, prefix) as TurnMeta[], overhead, this.pending !== null);
@@ -538,6 +572,7 @@ class LiveLoop {
       return outcome.deferred ? { changedAt: Infinity, outcome } : null;
     }
     this.changedYet = true;
+    this.adopt(after);
     this.recompute(end, prefix);
     let maxDepth = 0;
     for (const id of changes.created) maxDepth = Math.max(maxDepth, store.get(id)?.depth ?? 0);
@@ -555,7 +590,7 @@ class LiveLoop {
       work: spent,
       state: after,
     });
-    return { changedAt: this.firstChanged(changes.created, changes.compacted, before, after), outcome };
+    return { changedAt: this.firstChanged(changes.created, changes.compacted, beforeRanges, beforeMask), outcome };
   }
 
   /**
@@ -592,12 +627,15 @@ class LiveLoop {
     this.quietUntil = 0;
     if (!st) return Infinity;
     store.replaceState(st.state);
+    const beforeRanges = this.ranges;
+    const beforeMask = this.maskBoundary;
+    this.adopt(st.state);
     this.changedYet = true;
     this.view = st.visibleTokens;
-    this.viewTurns = this.viewTurnsOf(end, st.state);
+    this.viewTurns = this.viewTurnsOf(end, this.ranges);
     this.lastEnd = end;
     this.stepLog!.fired(k, end, this.measure.contextTokens);
-    return stateChangedFrom(before, st.state);
+    return this.stateChangedFrom(beforeRanges, beforeMask);
   }
 
   /** Writes call k's columns; `changedAt` < Infinity iff the view changed before it (a firing or commit landed). */
@@ -695,17 +733,3 @@ class LiveLoop {
 
 const cancelled = () => Object.assign(new Error('cancelled'), { name: 'AbortError' });
 
-/** Where two states make the view differ from: the first dropped range that differs (from its start on: a range only one side has starts there), or the old mask boundary; Infinity when they agree. */
-function stateChangedFrom(before: VariantState, after: VariantState): number {
-  let x = Infinity;
-  const a = before.droppedRanges ?? NO_RANGES;
-  const b = after.droppedRanges ?? NO_RANGES;
-  const common = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < common && a[i][0] === b[i][0] && a[i][1] === b[i][1]) i++;
-  if (i < common) x = Math.min(x, a[i][0], b[i][0]);
-  else if (i < a.length) x = Math.min(x, a[i][0]);
-  else if (i < b.length) x = Math.min(x, b[i][0]);
-  if (before.maskBoundary !== after.maskBoundary) x = Math.min(x, before.maskBoundary ?? 0);
-  return x;
-}
