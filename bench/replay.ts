@@ -9,7 +9,9 @@
  * as the window's renderer does (bench/replay-preview.ts).
  *
  * The pass and the replay run on two copies of one imported database, so neither gets
- * the other's summaries from the summary cache. A run longer than `--budget-ms` (default
+ * the other's summaries from the summary cache, and each from a settled heap (a full
+ * collection first, not timed): the replay, which runs right after the pass, would otherwise
+ * pay for collecting the pass's garbage, and the pass for the previous strategy's. A run longer than `--budget-ms` (default
  * 120,000) is stopped and reported as such instead of holding the benchmark for hours.
  * `npx tsx bench/replay.ts [--turns N] [--strategies a,b] [--preview-only] [--runs K] [--json]` runs it
  * alone (`--preview-only`: only the projected-timeline medians, K runs each after PREVIEW_WARMUP warm-up runs, default 15).
@@ -18,6 +20,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { openDatabase } from '../electron/store/db.js';
 import { importText } from '../electron/importers/import.js';
 import { runCompaction } from '../electron/engine/engine.js';
@@ -37,6 +41,12 @@ export interface ReplayBenchRow {
   status: string;
 }
 
+/** A full garbage collection (not timed), so the run timed next pays only for its own garbage. */
+function settleHeap(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
 export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; strategies?: readonly StrategyName[]; previewOnly?: boolean }): Promise<Record<string, unknown>> {
   const budgetMs = opts.budgetMs ?? 120_000;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-replay-'));
@@ -54,9 +64,11 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
     for (const strategy of opts.strategies ?? STRATEGIES) {
       if (!opts.previewOnly) {
         process.stderr.write(`bench: replay ${strategy}...\n`);
+        settleHeap();
         const t0 = performance.now();
         await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
         const passMs = performance.now() - t0;
+        settleHeap();
         const t1 = performance.now();
         const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
         const replayMs = performance.now() - t1;
