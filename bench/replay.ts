@@ -38,7 +38,22 @@ export interface ReplayBenchRow {
   ratioToPass: number | null;
   firings: number;
   maxDepth: number;
+  /**
+   * Turns the summaries read directly (each summary's own turns, summaries it condenses not
+   * counted), by the pass and by the replay: the summarizing work each did. A replay fires
+   * again and again as the session grows and can summarize many more turns than the one pass
+   * at the end (rolling's pass folds half the session, its replay nearly all of it).
+   */
+  passTurnsSummarized: number;
+  replayTurnsSummarized: number | null;
   status: string;
+}
+
+/** Turns read directly by the summaries of a pass run (`pass`) or of a replay run. */
+function turnsSummarized(db: ReturnType<typeof openDatabase>, runId: number, kind: 'pass' | 'replay'): number {
+  const column = kind === 'pass' ? 'run_id' : 'replay_run_id';
+  const row = db.prepare(`SELECT COUNT(*) AS n FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id WHERE s.${column} = ? AND ss.turn_id IS NOT NULL`).get(runId) as { n: number };
+  return row.n;
 }
 
 /** A full garbage collection (not timed), so the run timed next pays only for its own garbage. */
@@ -66,7 +81,7 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
         process.stderr.write(`bench: replay ${strategy}...\n`);
         settleHeap();
         const t0 = performance.now();
-        await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
+        const pass = await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
         const passMs = performance.now() - t0;
         settleHeap();
         const t1 = performance.now();
@@ -79,6 +94,8 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
           ratioToPass: done ? Math.round((replayMs / passMs) * 100) / 100 : null,
           firings: r.timeline?.totals.firings ?? 0,
           maxDepth: r.timeline?.totals.maxDepth ?? 0,
+          passTurnsSummarized: turnsSummarized(a, pass.runId, 'pass'),
+          replayTurnsSummarized: done ? turnsSummarized(b, r.runId, 'replay') : null,
           status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
         };
       }
