@@ -39,14 +39,22 @@ export function salience(f: Fact, itemCount: number): number {
  *
  * `intoFirst`: the first set's facts become the result's (updated in place, not copied), for a
  * caller that never reads the first set again — a replay's summary merging the span of the
- * one before it (a rolling replay would copy every fact so far at each summary).
+ * one before it (a rolling replay would copy every fact so far at each summary). The result's
+ * index of its facts by key is kept for the next such merge, which then reads only the sets
+ * it adds (`keptIndex`).
  */
 export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union' | 'latest'; intoFirst?: boolean }): FactSet {
   // Facts in first-seen order, found by key in one map per category: a request's key is up
   // to 240 characters, and joining it to its category cost a string build and a hash per
   // fact per merge (a rolling replay merges every fact so far at each of its summaries).
-  const merged: Fact[] = [];
-  const byCategory = new Map<FactCategory, Map<string, Fact>>();
+  const intoFirst = opts?.intoFirst === true;
+  // A merge that takes over its first set keeps its result's index (all todos kept: none is dropped from it).
+  const keepIndex = intoFirst && opts.todos !== 'latest' && sets.length > 0;
+  // The first set's index, when a merge that took over a set made it (its keys are unique): taken over too.
+  const reused = keepIndex ? keptIndex.get(sets[0].facts) : undefined;
+  if (reused) keptIndex.delete(sets[0].facts);
+  const merged: Fact[] = reused ? sets[0].facts.slice() : [];
+  const byCategory = reused ?? new Map<FactCategory, Map<string, Fact>>();
   const decisions = new Map<string, Decision>();
   let anyDecisions = false;
   let latestTodoSet = -1;
@@ -66,7 +74,7 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
         }
       }
     }
-    for (const f of set.facts) {
+    for (const f of si === 0 && reused ? NO_FACTS : set.facts) {
       if (f.category === 'todo' && latestTodoSet >= 0 && si !== latestTodoSet) continue;
       let byKey = byCategory.get(f.category);
       if (!byKey) byCategory.set(f.category, (byKey = new Map()));
@@ -74,7 +82,7 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
       if (!prev) {
         // In the one fact shape (fact.ts), its items shifted into the merged timeline; the first
         // set's own facts when the caller gives them up (`intoFirst`).
-        const copy = si === 0 && opts?.intoFirst ? f : copyFact(f, f.firstItem + offset, f.lastItem + offset);
+        const copy = si === 0 && intoFirst ? f : copyFact(f, f.firstItem + offset, f.lastItem + offset);
         byKey.set(f.key, copy);
         merged.push(copy);
         continue;
@@ -99,6 +107,15 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
   }
   // One file named absolutely in one set and relatively in another is one fact (as within a span).
   const facts = foldRelativePaths(merged);
+  if (keepIndex) {
+    // The folded relative paths leave the index with the facts; the next merge that takes this one over reads it.
+    if (facts !== merged) {
+      const left = new Set(facts);
+      const paths = byCategory.get('path');
+      for (const f of merged) if (!left.has(f) && paths?.get(f.key) === f) paths.delete(f.key);
+    }
+    keptIndex.set(facts, byCategory);
+  }
   // An error one set left open is fixed when a later set ran its command successfully (the
   // run that fixed it fell in the next span, where the error itself never appeared).
   for (const f of facts) {
@@ -109,6 +126,16 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
   for (const f of facts) f.detail = detailOf(f);
   return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
 }
+
+const NO_FACTS: readonly Fact[] = [];
+
+/**
+ * The index by category and key of a merge's result, for the merge that takes the result over
+ * next (`intoFirst`), keyed by the result's facts array (never changed after the merge): a
+ * rolling replay's summary merges every fact so far with its own turns' at each of its 67
+ * summaries, and indexing every fact so far again at each one made its ledgers quadratic.
+ */
+const keptIndex = new WeakMap<readonly Fact[], Map<FactCategory, Map<string, Fact>>>();
 
 /** What a ledger matches facts against, prepared once per visible text. */
 export interface VisibleIndex {

@@ -312,6 +312,37 @@ describe('extractFacts on the real fixtures', () => {
     }
   });
 
+  it('a chain of intoFirst merges (a rolling replay\'s summaries) equals the chain of copying merges, link by link, on every fixture session', () => {
+    // Each link takes over the previous result and its kept index, and reads only the new part;
+    // the copying chain indexes every fact again. Relative paths folded into absolute ones in a
+    // later link leave the kept index (a hand-made chain below makes sure some are).
+    const plain = (x: FactSet) => JSON.parse(JSON.stringify(x)) as unknown;
+    const chain = (parts: () => FactSet[]) => {
+      const own = parts();
+      const ref = parts();
+      let taken = own[0];
+      let copied = ref[0];
+      for (let i = 1; i < own.length; i++) {
+        taken = mergeFactSets([taken, own[i]], { intoFirst: true });
+        copied = mergeFactSets([copied, ref[i]]);
+        expect(plain(taken)).toEqual(plain(copied));
+      }
+      return taken;
+    };
+    let links = 0;
+    for (const s of f.sessions) {
+      const items = turnsToItems(listTurns(f.db, s.id));
+      const k = Math.min(8, items.length);
+      const cut = (j: number) => Math.floor((items.length * j) / k);
+      chain(() => Array.from({ length: k }, (_, j) => extractFacts(items.slice(cut(j), cut(j + 1)))));
+      links += k - 1;
+    }
+    expect(links).toBeGreaterThan(100);
+    const said = (t: string) => turnsToItems([turn('assistant', text(t))]);
+    const folded = chain(() => [extractFacts(said('Edit src/app/main.ts now.')), extractFacts(said('Opened /home/u/proj/src/app/main.ts to read it.')), extractFacts(said('Back in src/app/main.ts again, and lib/x.ts.')), extractFacts(said('Now /srv/lib/x.ts too.'))]);
+    expect(folded.facts.filter((x) => x.category === 'path').map((x) => x.key)).toEqual(['/home/u/proj/src/app/main.ts', '/srv/lib/x.ts']);
+  });
+
   it('topLedgerOf is summaryLedgerOf(ledgerOf(...)) on every fixture session: same retention, same top facts in the same order', () => {
     // Each session's facts against its own later half and against the other half's text, and
     // with tops of 0, 1, 3 and 20; merged sets too (the per-summary ledgers of a condensation).
