@@ -73,7 +73,7 @@ export interface CycleIndex {
   readonly lastResultBefore: Int32Array;
   /** [p] = turn p's cycleStart when it lies before p (turn p answers a call), else 2^31 − 1: scans for late results read numbers, not turns. */
   readonly answersFrom: Int32Array;
-  /** [k] = max(callFirstResult[0..k]): below a position p larger than it, the calls answered are exactly calls 0..k' (read, not scanned, in the usual order). */
+  /** [k] = max(callFirstResult[0..k]): when it is below a position p, calls 0..k are all answered before p (masking reads its boundary instead of scanning for it). */
   readonly firstResultMax: Int32Array;
   /** [k] = the last result of any of calls 0..k: no result of a call before callPos[k + 1] lies after it (where a scan for late results can stop). */
   readonly lastResultMax: Int32Array;
@@ -218,7 +218,7 @@ export function spanIndexAt(full: SpanIndex, n: number): SpanIndex {
 }
 
 const bare = new WeakMap<SpanIndex, Mutable<SpanIndex>>();
-/** The last session's bare view (its WeakMap entry stays: this slot only spares the lookup). */
+/** The last stepped session's bare view (its WeakMap entry stays: this slot spares the lookup, and holds that session's index until another session is stepped). */
 let lastBare: { full: SpanIndex; view: Mutable<SpanIndex> } | null = null;
 
 function moveView(view: Mutable<SpanIndex>, n: number): SpanIndex {
