@@ -14,10 +14,17 @@
  * `runs` whole frames as the window computes them (`frameMedianMs`: replay inputs,
  * projection, events and the priced timeline; renderer/plan/use-timeline.ts).
  *
- * `previewInChild` (bench/replay.ts) forks this file with tsx and sends it the metas; the
- * child answers with the figures and exits.
+ * `previewInChild` (bench/replay.ts) bundles this file into one module and forks it, as the
+ * window's renderer runs the projection: Vite bundles shared/ into the renderer's code, it never
+ * runs under tsx's transform of each file. (Under tsx, V8 compiled the window strategy's loop
+ * differently in most processes: in five of six, its projection took 1.3–1.5× a reference
+ * workload timed beside it, where the bundle takes 0.75–1.0×.) The child is sent the metas,
+ * answers with the figures and exits. `referenceMs` says how fast the machine was meanwhile.
  */
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { projectTimeline } from '../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../shared/replay/timeline.js';
@@ -30,9 +37,31 @@ export interface PreviewRow {
   cpuMedianMs: number | null;
   frameMedianMs: number | null;
   firstMs: number[];
+  /**
+   * A fixed workload (`machineReference`: sums over a 100,000-entry array, no allocation), timed
+   * right before and right after the strategy's projections, median of three each: the machine
+   * this runs on changes speed by up to 2x for seconds at a time, and this says how fast it was.
+   */
+  referenceMs: [number, number];
   runs: number;
   firings: number;
   status: string;
+}
+
+/** The reference workload of `referenceMs`; its median of three runs, in ms. */
+export function machineReference(): number {
+  const n = 100_000;
+  const a = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) a[i + 1] = a[i] + (i % 13);
+  const times: number[] = [];
+  let sink = 0;
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    for (let k = 0; k < 30; k++) for (let i = 1; i <= n; i++) sink += Math.round(a[i] - a[(i * 7) % i]) & 7;
+    times.push(performance.now() - t);
+  }
+  if (sink < 0) throw new Error('unreachable');
+  return tenth(median(times));
 }
 
 export interface PreviewRequest {
@@ -59,6 +88,7 @@ export async function measurePreview(req: PreviewRequest): Promise<Record<string
     // collected first (the child runs with --expose-gc), not charged to this one's runs.
     (globalThis as { gc?: () => void }).gc?.();
     const prepared = prepareStrategy(strategy, {});
+    const refBefore = machineReference();
     const first: number[] = [];
     for (let i = 0; i < PREVIEW_WARMUP; i++) {
       const s = performance.now();
@@ -98,15 +128,28 @@ export async function measurePreview(req: PreviewRequest): Promise<Record<string
       status = `stopped after ${req.budgetMs} ms`;
     }
     const done = times.length === req.runs && frames.length === req.runs && status === 'completed';
-    out[strategy] = { medianMs: done ? tenth(median(times)) : null, cpuMedianMs: done ? tenth(median(cpu)) : null, frameMedianMs: done ? tenth(median(frames)) : null, firstMs: first, runs: times.length, firings, status };
+    out[strategy] = { medianMs: done ? tenth(median(times)) : null, cpuMedianMs: done ? tenth(median(cpu)) : null, frameMedianMs: done ? tenth(median(frames)) : null, firstMs: first, referenceMs: [refBefore, machineReference()], runs: times.length, firings, status };
   }
   return out;
 }
 
-/** Runs `measurePreview` in a child process (tsx) that holds only the metas it is sent. */
-export function previewInChild(req: PreviewRequest): Promise<Record<string, PreviewRow>> {
+/** Runs `measurePreview` in a child process, on this file bundled into one module, holding only the metas it is sent. */
+export async function previewInChild(req: PreviewRequest): Promise<Record<string, PreviewRow>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-preview-'));
+  try {
+    const outfile = path.join(dir, 'replay-preview.mjs');
+    // Loaded here, not imported: the child's bundle leaves esbuild out (it never builds).
+    const { build } = await import('esbuild');
+    await build({ entryPoints: [fileURLToPath(import.meta.url)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['esbuild'], logLevel: 'warning' });
+    return await runChild(outfile, req);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runChild(file: string, req: PreviewRequest): Promise<Record<string, PreviewRow>> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(file, ['--child'], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answered = false;
     child.on('message', (m: { ok: true; rows: Record<string, PreviewRow> } | { ok: false; error: string }) => {
       answered = true;

@@ -130,7 +130,7 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     else {
       const rows = rep.replay as Record<string, Json>;
       const prev = rep.replayPreview as Record<string, Json>;
-      for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}, turns summarized ${fmt(r.passTurnsSummarized)} / ${fmt(r.replayTurnsSummarized)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms (cpu ${fmt(prev[s]?.cpuMedianMs)} ms; whole frame ${fmt(prev[s]?.frameMedianMs)} ms)`}`);
+      for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}, turns summarized ${fmt(r.passTurnsSummarized)} / ${fmt(r.replayTurnsSummarized)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms (cpu ${fmt(prev[s]?.cpuMedianMs)} ms; whole frame ${fmt(prev[s]?.frameMedianMs)} ms; machine reference ${(prev[s]?.referenceMs as number[] | undefined)?.join(' / ') ?? '?'} ms)`}`);
     }
   }
   const tok = results.tokenizer;

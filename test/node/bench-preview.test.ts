@@ -1,6 +1,7 @@
 /**
  * `npm run bench`'s projected-timeline figures come from a child process (bench/replay-preview.ts)
- * that holds only the session's metas: it starts under tsx, measures, answers and exits. A
+ * that holds only the session's metas: it runs this file bundled into one module (as the
+ * renderer runs the projection), measures, answers and exits. A
  * smoke test on a small generated session, so a broken child shows here and not first in a
  * benchmark run.
  */
@@ -19,6 +20,8 @@ describe('the projected-timeline benchmark child', () => {
       expect(r.medianMs).toBeGreaterThan(0);
       expect(r.frameMedianMs).toBeGreaterThan(0);
       expect(r.firings).toBeGreaterThan(0);
+      expect(r.referenceMs).toHaveLength(2);
+      for (const ms of r.referenceMs) expect(ms).toBeGreaterThan(0);
     }
   });
 });
