@@ -39,9 +39,10 @@ export interface PreviewRow {
   firstMs: number[];
   /**
    * A fixed workload (`machineReference`: sums over a 100,000-entry array, no allocation), timed
-   * right before and right after the strategy's projections, median of three each (10–11 ms
-   * when this 2-core machine runs at its usual speed): the machine
-   * this runs on changes speed by up to 2x for seconds at a time, and this says how fast it was.
+   * right before and right after the strategy's projections, median of three each: 10–11 ms when
+   * this 2-core machine runs at its usual speed (the first strategy's "before", taken while the
+   * child is still settling, ~15 ms). The machine changes speed by up to 2x for seconds at a
+   * time; this says how fast it was.
    */
   referenceMs: [number, number];
   runs: number;
