@@ -21,7 +21,7 @@ import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
 import { itemSegmentsOf, turnToItem, type ItemSegment } from '../summarize/items.js';
 import type { Turn } from '../model/turn.js';
-import { canonicalCommand, commandOfInput, outcomeOf, type CommandOutcome } from './commands.js';
+import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
   BACKTICK_RE,
   ESCAPED_TEXT_RE,
@@ -264,19 +264,14 @@ class Collector {
     this.todos = todos;
   }
 
-  toolResult(seg: ItemSegment): void {
+  toolResult(lines: readonly string[], isError: boolean): void {
     const use = this.pending.shift();
     if (use?.kind === 'tool' && use.read) return; // a file's content: not facts of the conversation
-    const m = resultMemo(seg);
-    const outcome = (m.outcome ??= outcomeOf(seg.lines, seg.kind === 'tool_error'));
+    const outcome = outcomeOf(lines, isError);
     // Tool output names paths by the hundred (compiler traces of dependencies, listings):
     // it adds mentions to files the conversation already named, never new facts. Line by
-    // line (a token never spans a line break, nor does an escape) rather than joined again:
-    // each line's known tokens first, then their mentions.
-    for (const tokens of (m.lineTokens ??= lineTokensOf(seg.lines))) {
-      const known = tokens.filter(this.knownPath);
-      for (const p of known) this.path(p, 'mentioned', false);
-    }
+    // line (a token never spans a line break, nor does an escape) rather than joined again.
+    for (const l of lines) for (const p of knownPathsIn(l.includes('\\') ? l.replace(ESCAPED_TEXT_RE, ' ') : l, this.knownPath)) this.path(p, 'mentioned', false);
     const source = use ? (use.kind === 'command' ? `command:${use.key}` : use.source) : null;
     if (use?.kind === 'command') {
       const f = this.byCategory.command.get(use.key)!;
@@ -431,24 +426,6 @@ function saidMemo(seg: ItemSegment): SaidMemo {
   return keptOn(seg, SAID, makeSaid);
 }
 const makeSaid = (seg: ItemSegment): SaidMemo => ({ said: seg.lines.join('\n') });
-
-/**
- * A tool result segment's outcome and its lines' path-like tokens (every token knownPathsIn
- * would look up), found at the first read and kept on the segment like `saidMemo`: pure
- * functions of its lines. Each collector then keeps the tokens that are its known paths.
- */
-interface ResultMemo {
-  outcome: CommandOutcome | undefined;
-  lineTokens: ReadonlyArray<readonly string[]> | undefined;
-}
-const RESULT = Symbol('result');
-
-function resultMemo(seg: ItemSegment): ResultMemo {
-  return keptOn(seg, RESULT, makeResult);
-}
-const makeResult = (): ResultMemo => ({ outcome: undefined, lineTokens: undefined });
-const EVERY_TOKEN = (): boolean => true;
-const lineTokensOf = (lines: readonly string[]): string[][] => lines.map((l) => knownPathsIn(l.includes('\\') ? l.replace(ESCAPED_TEXT_RE, ' ') : l, EVERY_TOKEN));
 
 /**
  * Absolute paths read from their project root on: `shortPath` cuts at a usual root
@@ -611,7 +588,7 @@ function feed(c: Collector, from: number, count: number, itemAt: (i: number) => 
           break;
         case 'tool_result':
         case 'tool_error':
-          c.toolResult(seg);
+          c.toolResult(seg.lines, seg.kind === 'tool_error');
           break;
         case 'thinking':
           // Private reasoning: not what was said or done.
