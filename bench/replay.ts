@@ -11,8 +11,9 @@
  * The pass and the replay run on two copies of one imported database, so neither gets
  * the other's summaries from the summary cache, and each from a settled heap (a full
  * collection first, not timed): the replay, which runs right after the pass, would otherwise
- * pay for collecting the pass's garbage, and the pass for the previous strategy's. A run longer than `--budget-ms` (default
- * 120,000) is stopped and reported as such instead of holding the benchmark for hours.
+ * pay for collecting the pass's garbage, and the pass for the previous strategy's. A run
+ * longer than `--budget-ms` (default 120,000) is stopped and reported as such instead of
+ * holding the benchmark for hours.
  * `npx tsx bench/replay.ts [--turns N] [--strategies a,b] [--preview-only] [--runs K] [--json]` runs it
  * alone (`--preview-only`: only the projected-timeline medians, K runs each after PREVIEW_WARMUP warm-up runs, default 15).
  */
