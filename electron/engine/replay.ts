@@ -19,9 +19,8 @@ import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { turnFactStream } from '../../shared/facts/extract.js';
-import { externalCompactionLedger, recordSummaryLedger, type ReplayLedgerMemory } from './summary-ledger.js';
+import { externalCompactionLedger, recordSummaryLedger, type LedgerSummary, type ReplayLedgerMemory } from './summary-ledger.js';
 import { buildMomentView, firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
-import { listReplaySummaries } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
@@ -156,20 +155,20 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
     for (const f of live.firings) for (const id of f.compacted) compactedAtCall.set(id, f.call);
     const events = firingEvents(live.firings);
     const timeline = writeTransaction(db, (): ReplayTimeline => {
-      const ids = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
+      const { ids, rows: stored } = insertReplaySummaries(db, { variantId: variant.id, runId, summaries: store.all(), compactedAtCall });
       // Per-summary ledgers in insertion order (a condensation's children have theirs first), each
       // with the facts its summarizer returned.
       // Their span facts stay in memory (a condensation merges its children's; migration 014).
       const memoryIdOf = new Map([...ids].map(([m, s]) => [s, m]));
       allTurns ??= listTurns(db, o.sessionId);
-      const ledgerMemory: ReplayLedgerMemory = { spanFacts: new Map(), turns: allTurns };
+      const positionOf = new Map(allTurns.map((t) => [t.id, t.position]));
+      const ledgerSummaries = new Map([...stored.values()].map((s): [number, LedgerSummary] => [s.id, { sessionId: o.sessionId, text: s.text, firstPosition: s.firstPosition, lastPosition: s.lastPosition, childIds: s.childIds, turnPositions: s.turnIds.map((id) => positionOf.get(id)!) }]));
+      const ledgerMemory: ReplayLedgerMemory = { spanFacts: new Map(), turns: allTurns, summaries: ledgerSummaries };
       for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null, ledgerMemory);
       // Per-firing ledgers: the turns each firing compacted against the whole context right after
       // it. Each costs two context builds and a fact match over the turns so far, so firings are
       // grouped where measuring each would be quadratic (ledgerGroupEnds): one ledger per group,
       // on its last firing, over everything the group compacted.
-      const stored = new Map(listReplaySummaries(db, runId).map((s) => [s.id, s]));
-      allTurns ??= listTurns(db, o.sessionId);
       const made = new Set<number>();
       const folded = new Set<number>();
       const moment = (state: typeof live.state) => ({ summaries: [...made].flatMap((id) => { const s = stored.get(id); return s ? [{ ...s, compacted: folded.has(id) }] : []; }), state });

@@ -28,7 +28,12 @@ export interface ReplayLedgerMemory {
   spanFacts: Map<number, FactSet>;
   /** Every turn of the session, in position order. */
   turns: readonly Turn[];
+  /** The replay's summaries as summaryForLedger reads them, by stored id: what the replay just wrote is not read back. */
+  summaries?: ReadonlyMap<number, LedgerSummary>;
 }
+
+/** What a summary's ledger reads of it (summaryForLedger). */
+export type LedgerSummary = NonNullable<ReturnType<typeof summaryForLedger>>;
 
 /** turnRangeFacts from turns already read when they are the positions asked for. */
 function rangeFacts(db: DB, sessionId: number, from: number, to: number, memory?: ReplayLedgerMemory): FactSet {
@@ -42,7 +47,7 @@ function rangeFacts(db: DB, sessionId: number, from: number, to: number, memory?
  * turns) followed by the facts of the turns it covers directly; a summary whose child's span
  * facts were not kept is read from its whole turn range instead.
  */
-function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>, memory?: ReplayLedgerMemory): FactSet {
+function spanFactsOf(db: DB, s: LedgerSummary, memory?: ReplayLedgerMemory): FactSet {
   const parts: FactSet[] = [];
   for (const c of s.childIds) {
     const f = memory?.spanFacts.get(c) ?? getSpanFacts(db, c);
@@ -65,7 +70,7 @@ function spanFactsOf(db: DB, s: NonNullable<ReturnType<typeof summaryForLedger>>
  * facts are kept there and not stored.
  */
 export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet | null = null, memory?: ReplayLedgerMemory): SummaryLedger | null {
-  const s = summaryForLedger(db, summaryId);
+  const s = memory?.summaries?.get(summaryId) ?? summaryForLedger(db, summaryId);
   if (!s) return null;
   const span = spanFactsOf(db, s, memory);
   const ledger = topLedgerOf(span, s.text);

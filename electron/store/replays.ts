@@ -4,32 +4,57 @@
  */
 import type { DB } from './db.js';
 import { insertSummary } from './variants.js';
-import type { ReplayTimeline } from '../../shared/contract.js';
+import type { ReplayTimeline, SummaryInfo } from '../../shared/contract.js';
 import type { MemorySummary } from '../../shared/replay/memory-store.js';
 import type { VariantState } from '../../shared/strategies/types.js';
 
+/** A replay's summary as listReplaySummaries reads it back (electron/store/variants.ts). */
+export type ReplaySummaryRow = SummaryInfo & { callIndex: number; compactedAtCall: number | null };
+
 /**
  * Inserts a replay's summaries (ids remapped from the in-memory store's) with their
- * edges, the call each was made at and the call each was folded at.
- * Returns memory id -> stored id.
+ * edges, the call each was made at and the call each was folded at. Returns memory id ->
+ * stored id, and the rows as listReplaySummaries would read them back, by stored id, before
+ * any ledger is recorded (`ledger` null): the replay that wrote them reads them from here
+ * instead of reading a rolling replay's ~100,000 edges back.
  */
-export function insertReplaySummaries(db: DB, o: { variantId: number; runId: number; summaries: readonly MemorySummary[]; compactedAtCall: ReadonlyMap<number, number> }): Map<number, number> {
+export function insertReplaySummaries(db: DB, o: { variantId: number; runId: number; summaries: readonly MemorySummary[]; compactedAtCall: ReadonlyMap<number, number> }): { ids: Map<number, number>; rows: Map<number, ReplaySummaryRow> } {
   const ids = new Map<number, number>();
+  const rows = new Map<number, ReplaySummaryRow>();
+  const createdAt = new Date().toISOString();
   // Memory ids grow with creation, so children are always inserted before their parents.
   for (const s of [...o.summaries].sort((a, b) => a.id - b.id)) {
     const { id: memoryId, callIndex, compacted: _compacted, childIds, ...row } = s;
-    ids.set(
-      memoryId,
-      insertSummary(db, {
-        ...row,
-        variantId: o.variantId,
-        runId: o.runId,
-        childSummaryIds: childIds.map((c) => ids.get(c)!),
-        replay: { runId: o.runId, callIndex, compactedAtCall: o.compactedAtCall.get(memoryId) ?? null },
-      }),
-    );
+    const compactedAtCall = o.compactedAtCall.get(memoryId) ?? null;
+    const childSummaryIds = childIds.map((c) => ids.get(c)!);
+    const id = insertSummary(db, { ...row, variantId: o.variantId, runId: o.runId, childSummaryIds, createdAt, replay: { runId: o.runId, callIndex, compactedAtCall } });
+    ids.set(memoryId, id);
+    rows.set(id, {
+      id,
+      variantId: o.variantId,
+      runId: o.runId,
+      kind: row.kind,
+      depth: row.depth,
+      text: row.text,
+      tokenCount: row.tokenCount,
+      charCount: row.text.length,
+      tier: row.tier,
+      model: row.model,
+      promptVersion: row.promptVersion,
+      cacheHit: row.cacheHit,
+      // As stored: a replay's rows are written once, as they ended.
+      compacted: compactedAtCall !== null,
+      firstPosition: row.firstPosition,
+      lastPosition: row.lastPosition,
+      childIds: childSummaryIds,
+      turnIds: [...(row.turnIds ?? [])],
+      createdAt,
+      ledger: null,
+      callIndex,
+      compactedAtCall,
+    });
   }
-  return ids;
+  return { ids, rows };
 }
 
 export function saveReplayTimeline(db: DB, runId: number, timeline: ReplayTimeline): void {

@@ -259,6 +259,8 @@ export type NewSummary = PassSummary & {
   variantId: number;
   runId: number | null;
   replay?: { runId: number; callIndex: number; compactedAtCall: number | null };
+  /** Default: now. */
+  createdAt?: string;
 };
 
 /** Inserts a summary and its edges. Call inside the pass's commit transaction. */
@@ -284,7 +286,7 @@ export function insertSummary(db: DB, s: NewSummary): number {
         s.replay?.compactedAtCall != null ? 1 : 0,
         s.firstPosition,
         s.lastPosition,
-        now(),
+        s.createdAt ?? now(),
         s.replay?.runId ?? null,
         s.replay?.callIndex ?? null,
         s.replay?.compactedAtCall ?? null,
