@@ -8,13 +8,15 @@
  * projections are measured in a child process holding only the session's turn metadata,
  * as the window's renderer does (bench/replay-preview.ts).
  *
- * The pass and the replay run on two copies of one imported database, so neither gets
- * the other's summaries from the summary cache, and each from a settled heap (a full
- * collection first, not timed): the replay, which runs right after the pass, would otherwise
- * pay for collecting the pass's garbage, and the pass for the previous strategy's. A run
- * longer than `--budget-ms` (default 120,000) is stopped and reported as such instead of
- * holding the benchmark for hours.
- * `npx tsx bench/replay.ts [--turns N] [--strategies a,b] [--preview-only] [--runs K] [--json]` runs it
+ * Each strategy is timed in `pairs` pairs (default 3): a pass, then a replay, each on a fresh
+ * copy of one imported database (so neither gets summaries from the summary cache) and from a
+ * settled heap (a full collection first, not timed): the replay, which runs right after the
+ * pass, would otherwise pay for collecting the pass's garbage, and the pass for the previous
+ * strategy's. The ratio is the median of the pairs' ratios: this 2-core machine changes speed
+ * by up to 2x for seconds at a time, and one pair's ratio moved by 10% from run to run (rolling:
+ * 1.86-2.16x within minutes). A run longer than `--budget-ms` (default 120,000) is stopped and
+ * reported as such instead of holding the benchmark for hours.
+ * `npx tsx bench/replay.ts [--turns N] [--strategies a,b] [--pairs P] [--preview-only] [--runs K] [--json]` runs it
  * alone (`--preview-only`: only the projected-timeline medians, K runs each after PREVIEW_WARMUP warm-up runs, default 15).
  */
 import fs from 'node:fs';
@@ -33,10 +35,13 @@ import { syntheticTranscriptJsonl } from './pass.js';
 import { previewInChild } from './replay-preview.js';
 
 export interface ReplayBenchRow {
+  /** Medians over the pairs. */
   passMs: number;
   replayMs: number | null;
-  /** replayMs / passMs; null when the replay hit the budget. */
+  /** The median of the pairs' replay / pass ratios; null when a replay hit the budget. */
   ratioToPass: number | null;
+  /** Each pair's ratio, in the order run. */
+  ratios: number[];
   firings: number;
   maxDepth: number;
   /**
@@ -63,50 +68,76 @@ function settleHeap(): void {
   (runInNewContext('gc') as () => void)();
 }
 
-export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; strategies?: readonly StrategyName[]; previewOnly?: boolean }): Promise<Record<string, unknown>> {
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export async function benchReplay(opts: { turns: number; budgetMs?: number; previewRuns?: number; pairs?: number; strategies?: readonly StrategyName[]; previewOnly?: boolean }): Promise<Record<string, unknown>> {
   const budgetMs = opts.budgetMs ?? 120_000;
+  const pairs = Math.max(1, opts.pairs ?? 3);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-replay-'));
-  const fileA = path.join(dir, 'pass.db');
-  const fileB = path.join(dir, 'replay.db');
+  const seedFile = path.join(dir, 'seed.db');
   try {
-    const seed = openDatabase(fileA);
+    const seed = openDatabase(seedFile);
     const session = importText(seed, 'bench-replay.jsonl', syntheticTranscriptJsonl(opts.turns), { format: 'openai' }).sessions[0];
     const metas = listTurnMetas(seed, session.id);
     seed.close();
-    fs.copyFileSync(fileA, fileB);
-    const a = openDatabase(fileA);
-    const b = openDatabase(fileB);
+    // A fresh copy of the imported database: no summary, no cache entry.
+    const fresh = (name: string) => {
+      const file = path.join(dir, name);
+      fs.copyFileSync(seedFile, file);
+      return openDatabase(file);
+    };
     const replay: Record<string, ReplayBenchRow> = {};
-    for (const strategy of opts.strategies ?? STRATEGIES) {
-      if (!opts.previewOnly) {
-        process.stderr.write(`bench: replay ${strategy}...\n`);
-        settleHeap();
-        const t0 = performance.now();
-        const pass = await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
-        const passMs = performance.now() - t0;
-        settleHeap();
-        const t1 = performance.now();
-        const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
-        const replayMs = performance.now() - t1;
-        const done = r.status === 'completed';
-        replay[strategy] = {
-          passMs: Math.round(passMs),
-          replayMs: done ? Math.round(replayMs) : null,
-          ratioToPass: done ? Math.round((replayMs / passMs) * 100) / 100 : null,
-          firings: r.timeline?.totals.firings ?? 0,
-          maxDepth: r.timeline?.totals.maxDepth ?? 0,
-          passTurnsSummarized: turnsSummarized(a, pass.runId, 'pass'),
-          replayTurnsSummarized: done ? turnsSummarized(b, r.runId, 'replay') : null,
-          status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
-        };
+    for (const strategy of opts.previewOnly ? [] : (opts.strategies ?? STRATEGIES)) {
+      const passMs: number[] = [];
+      const replayMs: number[] = [];
+      const ratios: number[] = [];
+      let row: Omit<ReplayBenchRow, 'passMs' | 'replayMs' | 'ratioToPass' | 'ratios'> | null = null;
+      for (let p = 0; p < pairs; p++) {
+        process.stderr.write(`bench: replay ${strategy} (pair ${p + 1} of ${pairs})...\n`);
+        const a = fresh('pass.db');
+        const b = fresh('replay.db');
+        try {
+          settleHeap();
+          const t0 = performance.now();
+          const pass = await runCompaction(a, { sessionId: session.id, strategy, params: {}, force: true });
+          passMs.push(performance.now() - t0);
+          settleHeap();
+          const t1 = performance.now();
+          const r = await runReplay(b, { sessionId: session.id, strategy, signal: AbortSignal.timeout(budgetMs) });
+          const done = r.status === 'completed';
+          if (done) {
+            replayMs.push(performance.now() - t1);
+            ratios.push(Math.round((replayMs[replayMs.length - 1] / passMs[passMs.length - 1]) * 100) / 100);
+          }
+          row = {
+            firings: r.timeline?.totals.firings ?? 0,
+            maxDepth: r.timeline?.totals.maxDepth ?? 0,
+            passTurnsSummarized: turnsSummarized(a, pass.runId, 'pass'),
+            replayTurnsSummarized: done ? turnsSummarized(b, r.runId, 'replay') : null,
+            status: done ? 'completed' : `stopped after ${budgetMs} ms (${r.status})`,
+          };
+        } finally {
+          a.close();
+          b.close();
+        }
+        if (row.status !== 'completed') break;
       }
+      const done = row!.status === 'completed';
+      replay[strategy] = {
+        passMs: Math.round(median(passMs)),
+        replayMs: done ? Math.round(median(replayMs)) : null,
+        ratioToPass: done ? Math.round(median(ratios) * 100) / 100 : null,
+        ratios,
+        ...row!,
+      };
     }
-    a.close();
-    b.close();
     // The window's projection, in a process that holds only the metas (bench/replay-preview.ts).
     process.stderr.write('bench: projected timelines...\n');
     const replayPreview = await previewInChild({ metas, strategies: opts.strategies ?? STRATEGIES, runs: opts.previewRuns ?? 15, budgetMs: budgetMs / 4 });
-    return { turns: session.turns, sessionTokens: session.tokens, replay, replayPreview };
+    return { turns: session.turns, sessionTokens: session.tokens, pairs, replay, replayPreview };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -115,7 +146,8 @@ export async function benchReplay(opts: { turns: number; budgetMs?: number; prev
 async function main(argv: string[]): Promise<void> {
   const i = argv.indexOf('--turns');
   const only = argv.indexOf('--strategies');
-  const r = await benchReplay({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000, strategies: only >= 0 ? (argv[only + 1].split(',') as StrategyName[]) : undefined, previewOnly: argv.includes('--preview-only'), previewRuns: argv.includes('--runs') ? Number(argv[argv.indexOf('--runs') + 1]) : undefined });
+  const numberAfter = (flag: string) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : undefined);
+  const r = await benchReplay({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000, strategies: only >= 0 ? (argv[only + 1].split(',') as StrategyName[]) : undefined, previewOnly: argv.includes('--preview-only'), previewRuns: numberAfter('--runs'), pairs: numberAfter('--pairs') });
   process.stdout.write(`${JSON.stringify(r, null, argv.includes('--json') ? 0 : 2)}\n`);
 }
 

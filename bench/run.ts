@@ -125,12 +125,12 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
   }
   const rep = results.replay;
   if (rep) {
-    out.push('', `Live replay vs one-shot pass (${fmt(rep.turns)} generated turns; goal <= 2x) and the projected timeline (goal <= 16 ms median)`);
+    out.push('', `Live replay vs one-shot pass (${fmt(rep.turns)} generated turns, median of ${fmt(rep.pairs)} pairs, medians of their times; goal <= 2x) and the projected timeline (goal <= 16 ms median)`);
     if (rep.error) out.push(`  error: ${rep.error}`);
     else {
       const rows = rep.replay as Record<string, Json>;
       const prev = rep.replayPreview as Record<string, Json>;
-      for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}, turns summarized ${fmt(r.passTurnsSummarized)} / ${fmt(r.replayTurnsSummarized)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms (cpu ${fmt(prev[s]?.cpuMedianMs)} ms; whole frame ${fmt(prev[s]?.frameMedianMs)} ms; machine reference ${(prev[s]?.referenceMs as number[] | undefined)?.join(' / ') ?? '?'} ms)`}`);
+      for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x (median of ${(r.ratios as number[]).join(', ')})`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}, turns summarized ${fmt(r.passTurnsSummarized)} / ${fmt(r.replayTurnsSummarized)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms (cpu ${fmt(prev[s]?.cpuMedianMs)} ms; whole frame ${fmt(prev[s]?.frameMedianMs)} ms; machine reference ${(prev[s]?.referenceMs as number[] | undefined)?.join(' / ') ?? '?'} ms)`}`);
     }
   }
   const tok = results.tokenizer;
