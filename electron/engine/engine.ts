@@ -14,7 +14,11 @@ import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
-import { listTurnMetas, listTurns } from '../store/turns.js';
+import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
+import { listModelCalls } from '../store/model-calls.js';
+import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
+import type { ReplaySource } from '../../shared/replay/timeline.js';
+import { measureAtCall } from '../../shared/replay/measure-at.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
@@ -150,6 +154,20 @@ export interface PlanSessionOptions {
   summarizer?: SummarizerConfig;
 }
 
+/**
+ * Everything the replay and its baselines need from the store: the turns, the usage the
+ * source reported per call, its overhead fit and its own compactions.
+ */
+export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
+  const session = getSession(db, sessionId);
+  if (!session) throw new EngineError('not_found', `session ${sessionId} not found`);
+  const metas = listTurnMetas(db, sessionId);
+  const usage = listModelCalls(db, sessionId);
+  const external = listExternalCompactions(db, sessionId);
+  const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
+  return { session, sessionId, metas, usage, fit, external, overheadTokens };
+}
+
 /** The pure planner over the stored session: no summarizer call, no write. */
 export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, number>> & { variantId: number | null } {
   if (!getSession(db, o.sessionId)) throw new EngineError('not_found', `session ${o.sessionId} not found`);
@@ -166,6 +184,8 @@ export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, 
     turns: listTurnMetas(db, o.sessionId),
     summaries: variant ? listExistingSummaries(db, variant.id) : [],
     state: variant?.state ?? {},
+    // The context measure the replay uses (shared/replay/measure-at.ts), for the next call.
+    ...measureAtCall(loadReplaySource(db, o.sessionId), params, null),
   });
   return { ...plan, variantId: variant?.id ?? null };
 }
@@ -260,6 +280,8 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
     sessionId: o.sessionId,
     variant,
     metas,
+    // The context measure the replay uses, and as of call N the figure the source reported there.
+    ...measureAtCall(loadReplaySource(db, o.sessionId), params, o.asOfCall ?? null),
     // With a pre-stage the summarizer sees the staged (masked) turns.
     readTurns: (from, to) => {
       const end = Math.max(0, Math.min(to, cut));

@@ -11,10 +11,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { writeTransaction, type DB } from '../store/db.js';
-import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
-import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
-import { listModelCalls } from '../store/model-calls.js';
+import { listExternalCompactions, listTurns } from '../store/turns.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
@@ -24,7 +22,7 @@ import { buildMomentView, firingLedger, ledgerGroupEnds, type ViewMoment } from 
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
 import type { SummarizerSetup } from '../summarize/index.js';
 import { Semaphore } from '../summarize/tiers.js';
-import { EngineError, newCounters, prepare, summarizerFor, summarizeVia, type RunProgress } from './engine.js';
+import { loadReplaySource, newCounters, prepare, summarizerFor, summarizeVia, type RunProgress } from './engine.js';
 import { memoizedCounter } from '../tokenizer.js';
 import { stageTurns } from '../../shared/strategies/mask-stage.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
@@ -32,8 +30,7 @@ import { requestMark, requestsSince, type Summarizer } from '../../shared/strate
 import type { PassContext } from '../../shared/passes/context.js';
 import { MemoryVariantStore } from '../../shared/replay/memory-store.js';
 import { runLive } from '../../shared/replay/live.js';
-import { buildTimeline, firingEvents, replayInputs, type ReplaySource } from '../../shared/replay/timeline.js';
-import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
+import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
 import { redactSecrets } from '../../shared/redact.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
@@ -61,20 +58,6 @@ export interface RunReplayResult {
   status: Exclude<RunStatus, 'running'>;
   timeline: ReplayTimeline | null;
   error: string | null;
-}
-
-/**
- * Everything the replay and its baselines need from the store: the turns, the usage the
- * source reported per call, its overhead fit and its own compactions.
- */
-export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
-  const session = getSession(db, sessionId);
-  if (!session) throw new EngineError('not_found', `session ${sessionId} not found`);
-  const metas = listTurnMetas(db, sessionId);
-  const usage = listModelCalls(db, sessionId);
-  const external = listExternalCompactions(db, sessionId);
-  const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
-  return { session, sessionId, metas, usage, fit, external, overheadTokens };
 }
 
 /** Runs one replay. Bad parameters or an unknown session throw before any run is recorded. */
@@ -117,7 +100,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       onProgress: (done, total, firings) => {
         if (done % 64 === 0 || done === total) o.onProgress?.({ runId, variantId: variant.id, done, total, tokens: 0, message: `call ${done} of ${total}, ${firings} firing(s)` });
       },
-      context: (end, metas: TurnMeta[], overheadTokens, backgroundPending): PassContext => ({
+      context: (end, metas: TurnMeta[], measured, backgroundPending): PassContext => ({
         sessionId: o.sessionId,
         variant,
         metas,
@@ -132,7 +115,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         summarizer,
         concurrency: semaphore.limit,
         signal,
-        overheadTokens,
+        ...measured,
         live: { backgroundPending },
         summarize: async (req, opts) => {
           const t0 = Date.now();

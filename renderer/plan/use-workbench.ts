@@ -6,12 +6,13 @@
  */
 import { useDeferredValue, useMemo } from 'react';
 import { STRATEGY_DEFINITIONS, planFor } from '../../shared/strategies/index.js';
+import { sessionMeasure } from '../../shared/replay/measure-at.js';
 import { defaultsOf, type ParamSpec } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import type { SessionInfo, SummaryInfo, TurnMetaColumns, VariantInfo } from '../../shared/contract.js';
 import type { TurnMeta } from '../../shared/model/turn.js';
 import { stableJson } from '../../shared/model/turn.js';
-import { useFirstTurnPage, useFoundVariant, useSessions, useSummaries, useTurnMetaColumns } from '../api/queries.js';
+import { useFirstTurnPage, useFoundVariant, useSessions, useSummaries, useTurnMetaColumns, useSessionUsage } from '../api/queries.js';
 import { useDebounced } from '../hooks/use-debounced.js';
 import { recordPlanMs } from '../perf.js';
 import { useStudio } from '../state/store.js';
@@ -97,13 +98,16 @@ export function useWorkbench(): Workbench {
 
   // A slow planner must not hold the slider thumb back: plan with deferred inputs, kept
   // together so a strategy switch never meets the previous strategy's parameters.
-  const planInput = useMemo(() => ({ strategy, params, summaries, state }), [strategy, params, summaries, state]);
+  // The context measure the replay and Compact use (shared/replay/measure-at.ts): the session's usage fit, once loaded.
+  const usage = useSessionUsage(listReady ? sessionId : null);
+  const fit = usage.data?.overhead ?? null;
+  const planInput = useMemo(() => ({ strategy, params, summaries, state, fit }), [strategy, params, summaries, state, fit]);
   const deferred = useDeferredValue(planInput);
   const planned = useMemo(() => {
     if (!columns) return { plan: null, planError: null, planMs: 0, planApplied: false };
     const t0 = performance.now();
     try {
-      const input = { turns: metas, summaries: deferred.summaries, state: deferred.state, params: deferred.params };
+      const input = { turns: metas, summaries: deferred.summaries, state: deferred.state, params: deferred.params, measure: sessionMeasure({ fit: deferred.fit }, deferred.params), reported: null };
       const fresh = planFor(deferred.strategy, input);
       const planMs = performance.now() - t0;
       recordPlanMs(planMs);

@@ -9,6 +9,7 @@
  * Each pass (shared/passes/<strategy>.ts) computes its plan with the strategy's pure
  * planner (shared/strategies/<strategy>.ts) and executes it.
  */
+import type { ContextMeasure, ReportedContext } from '../usage/measure.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import type { ExistingSummary, SummaryKind, SummaryTier, VariantState } from '../strategies/types.js';
 import type { AbortSignalLike, SummarizeRequest, Summarizer } from '../strategies/summarizer.js';
@@ -94,8 +95,10 @@ export interface PassContext {
    * size (no text to validate); passes skip checks that need real text.
    */
   projected?: boolean;
-  /** Tokens each model call carries beyond the transcript; planners whose trigger measures the whole context add it. */
-  overheadTokens?: number;
+  /** The variant's context measure, resolved for the session (shared/usage/measure.ts); absent: the transcript measure. */
+  measure?: ContextMeasure;
+  /** The source's reported context for the call the pass runs before (used while the view is that transcript). */
+  reported?: ReportedContext | null;
   /**
    * Set in the live replay (shared/replay/live.ts): a pass whose design lands work later
    * (two-line's background pass) returns it as `deferred` instead of committing now.
@@ -123,10 +126,11 @@ export interface PassOutcome {
   /** New strategy state (already written by the pass in its commit). */
   state?: VariantState;
   /**
-   * When skipped: the transcript must grow by at least this many tokens before the trigger
-   * can fire (a live replay does not ask again before then). Absent: ask at the next call.
+   * Live replay: the pass would have scheduled background work, but earlier work is still
+   * pending (two-line's "one task per conversation"): the loop keeps ONE follow-up mark and
+   * runs the pass again once, at the call where the pending work lands.
    */
-  headroomTokens?: number;
+  followUp?: boolean;
   /** Live replay only: work summarized now whose commit lands some model calls later. */
   deferred?: { commit(at: PassContext): Promise<PassOutcome> };
 }

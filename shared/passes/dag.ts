@@ -34,7 +34,7 @@ interface Made {
 export const dagPass: PassFn = async (ctx, resolved, opts) => {
   const params = resolved as DagParams;
   const force = opts?.force ?? false;
-  const plan = planDag({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
+  const plan = planDag({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, measure: ctx.measure, reported: ctx.reported });
   if (!plan.trigger.compact && !force) return { status: 'skipped', stats: { reason: plan.trigger.reason } };
   if (plan.spans.length === 0 && plan.condense.length === 0) {
     return { status: 'skipped', stats: { reason: `nothing to compact: every evictable turn is summarized and no depth has ${params.condensedMinFanout} summaries (${plan.trigger.reason})` } };

@@ -215,7 +215,7 @@ function liveItems(ctx: PassContext, live: readonly ExistingSummary[]): Summariz
 export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams): Promise<DigestStepResult> {
   const summaries = ctx.store.summaries();
   const ix = buildSpanIndex(ctx.metas);
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens }, ix);
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, measure: ctx.measure, reported: ctx.reported }, ix);
   if (!d.digestRange) return { written: false, abandoned: false, turns: 0 };
   const [from, to] = d.digestRange;
   const before = liveIds(summaries);
@@ -299,7 +299,7 @@ const TIER_RANK: Record<string, number> = { normal: 0, aggressive: 1, fallback: 
 export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLineParams): Promise<BackgroundStepResult | { commit(at: PassContext): Promise<BackgroundStepResult> }> {
   const summaries = ctx.store.summaries();
   const ix = buildSpanIndex(ctx.metas);
-  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, overheadTokens: ctx.overheadTokens }, ix);
+  const d = decideTwoLine({ turns: ctx.metas, summaries, state: currentState(ctx), params, measure: ctx.measure, reported: ctx.reported }, ix);
   const empty = { committed: false, abandoned: false, digestsUpgraded: 0, chunksCreated: 0, summariesCreated: 0, turnsCompacted: 0, fallbackChunks: 0, tiers: [] as string[] };
   if (!d.backgroundRange) return { ...empty, ran: false, reason: `nothing for the background pass: no digest, ${d.pendingTurns} pending turns (minBatch ${params.minBatch})` };
   const [rangeFrom, rangeTo] = d.backgroundRange;
@@ -420,9 +420,9 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
 export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const params = resolved as TwoLineParams;
   const force = opts?.force ?? false;
-  const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, overheadTokens: ctx.overheadTokens });
+  const d = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, measure: ctx.measure, reported: ctx.reported });
   const base: LineStats = { level: d.level, pressure: d.pressure, warningPct: d.warningPct, emergencyPct: d.emergencyPct, linesFellBack: d.fellBack };
-  if (!force && d.level === 'none' && !d.digestPending) {
+  if (!force && !d.digestRange && !d.backgroundRange) {
     return { status: 'skipped', stats: outcomeStats(base, d, null, null) };
   }
   ctx.event('compaction_started', { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
@@ -431,8 +431,15 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   // The ordinary profile's model summary at the emergency line is written right away, never deferred.
   const rightAway = params.profile === ORDINARY_PROFILE && d.level === 'emergency';
   if (ctx.live && !digest.abandoned && !rightAway) {
-    // Live: the background pass is summarized now and lands later (one task at a time).
-    const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
+    // Live: the background pass is summarized now and lands later (one task per conversation).
+    // While one is pending, a crossing only sets the follow-up mark: the loop runs the pass
+    // once more when the pending one lands.
+    if (ctx.live.backgroundPending) {
+      const after = decideTwoLine({ turns: ctx.metas, summaries: ctx.store.summaries(), state: currentState(ctx), params, measure: ctx.measure, reported: ctx.reported });
+      const out = outcomeOf(base, d, digest, null, ctx);
+      return after.backgroundRange ? { ...out, followUp: true } : out;
+    }
+    const prepared = await prepareTwoLineBackground(ctx, params);
     const deferred =
       prepared && 'commit' in prepared
         ? { commit: async (at: PassContext) => outcomeOf(base, d, digest, await prepared.commit(at), at) }

@@ -112,7 +112,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   const params = resolved as WatermarkParams;
   const force = opts?.force ?? false;
   const ix = buildSpanIndex(ctx.metas);
-  const d = decideWatermark({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params }, ix, force);
+  const d = decideWatermark({ turns: ctx.metas, summaries: ctx.store.summaries(), state: ctx.state, params, measure: ctx.measure }, ix, force);
   const baseStats: BaseStats = { pendingTokens: d.pendingTokens, level: d.level, previousWatermark: d.currentWatermark, spentUsd: ctx.state.spentUsd ?? 0 };
 
   if (!d.compact || d.newWatermark === null) {
@@ -121,9 +121,6 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
     const reason = () => d.reason;
     if (d.skip === 'no_valid_boundary') ctx.event('compaction_failed', withLazy<Record<string, unknown>, 'reason'>({ failureMode: 'no_valid_boundary' }, 'reason', reason, { pendingTokens: d.pendingTokens }));
     else ctx.event('compaction_skipped', withLazy<Record<string, unknown>, 'reason'>({}, 'reason', reason, { pendingTokens: d.pendingTokens, level: d.level }));
-    // Pending tokens grow at most as fast as the transcript: nothing can fire before they reach the line.
-    const line = d.budgetSpent ? params.hardCapTokens : Math.min(params.softThresholdTokens, params.hardCapTokens);
-    const headroomTokens = d.skip === 'below_soft_threshold' || d.skip === 'budget_exhausted' ? Math.max(0, line - d.pendingTokens) : undefined;
     const stats = withLazy<Record<string, unknown>, 'reason'>(
       { pendingTokens: baseStats.pendingTokens, level: baseStats.level, previousWatermark: baseStats.previousWatermark, spentUsd: baseStats.spentUsd },
       'reason',
@@ -131,7 +128,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
       { skip: d.skip },
     );
     if (d.skip === 'no_valid_boundary') stats.failureMode = 'no_valid_boundary';
-    return { status: 'skipped', stats, headroomTokens };
+    return { status: 'skipped', stats };
   }
   const W = d.newWatermark;
   const forcedMode = d.forced ? { failureMode: 'budget_exhausted_forced' } : {};

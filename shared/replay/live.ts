@@ -11,6 +11,15 @@
  * It knows no strategy by name: the definition gives the pass, the view's planner and a
  * cheap necessary condition `live.mayFire` so the planner runs only near firings.
  *
+ * Two counts of the context at each call, both by shared/usage/measure.ts `readContext`:
+ * what the model received (the cost model: the session's calibrated context model, priced
+ * per call) and what the variant's thresholds compare with (its `contextMeasure`). They are
+ * the same figure unless the variant measures raw transcript tokens.
+ *
+ * The executable specification of each strategy's rule is shared/replay/reference/: plain
+ * loops evaluated at every call; `replay --check` and test/node/replay-reference.test.ts
+ * hold this loop to it.
+ *
  * Costs per call (prompt caching) are computed from the records by shared/cost/.
  */
 import { withLazy } from '../lazy.js';
@@ -24,6 +33,7 @@ import type { TurnMeta } from '../model/turn.js';
 import type { AbortSignalLike } from '../strategies/summarizer.js';
 import type { PassContext, PassOutcome } from '../passes/context.js';
 import type { MemoryVariantStore } from './memory-store.js';
+import { contextTokens, measureChoiceOf, resolveMeasure, type ContextMeasure, type MeasureInput, type ReportedContext } from '../usage/measure.js';
 
 /** One model call of the session: the assistant turn at `position` answered turns [0, position). */
 export interface LiveCall {
@@ -48,6 +58,16 @@ export interface LiveCall {
 export interface ContextModel {
   a: number;
   b: number;
+  /** 'fit': a and b are the session's usage fit; 'parameter': a constant overhead (no usage to fit). Absent: 'fit'. */
+  source?: 'fit' | 'parameter';
+}
+
+/** The cost model as a calibrated measure (what the model received, whatever the variant's thresholds count). */
+export const costMeasureOf = (m: ContextModel): ContextMeasure => ({ name: 'calibrated', fixed: m.a, ratio: m.b, source: m.source === 'parameter' ? 'parameter' : 'fit' });
+
+/** The variant's trigger measure for a session with this context model (its `contextMeasure` parameter resolved). */
+export function triggerMeasureOf(params: Readonly<Record<string, unknown>>, m: ContextModel): ContextMeasure {
+  return resolveMeasure(measureChoiceOf(params), m.source === 'parameter' ? null : { a: m.a, b: m.b }, m.a);
 }
 
 export const contextOf = (m: ContextModel, viewTokens: number): number => Math.round(m.a + m.b * viewTokens);
@@ -138,14 +158,16 @@ export interface LiveOptions {
   calls: readonly LiveCall[];
   model: ContextModel;
   store: MemoryVariantStore;
-  /** The pass context for a firing over turns [0, end) (planner view already staged). */
-  context(end: number, metas: TurnMeta[], overheadTokens: number, backgroundPending: boolean): PassContext;
+  /** The pass context for a firing over turns [0, end) (planner view already staged), with the variant's measure and the call's reported figure. */
+  context(end: number, metas: TurnMeta[], measured: Required<MeasureInput>, backgroundPending: boolean): PassContext;
   /** Model calls after which deferred work commits (two-line's background pass). Default 1. */
   commitDelayCalls?: number;
   signal?: AbortSignalLike;
   onProgress?(done: number, total: number, firings: number): void;
   /** Running totals of the summarizer's work; a firing records the difference. */
   work?(): LiveWork;
+  /** What the variant's thresholds count (default: its `contextMeasure` resolved against `model`, triggerMeasureOf). */
+  measure?: ContextMeasure;
   /**
    * Default true: model-free strategies run their `live.step` instead of their pass, and
    * calls that need no await run in a synchronous loop. False walks every call on the async
@@ -371,6 +393,9 @@ class LiveLoop {
   /** NaN where the source reported no trusted context. */
   private readonly reported: Float64Array;
   private readonly model: ContextModel;
+  /** What the model received (the cost model) and what the variant's thresholds count. */
+  private readonly costMeasure: ContextMeasure;
+  private readonly triggerMeasure: ContextMeasure;
   private readonly store: MemoryVariantStore;
   private readonly firings: LiveFiring[] = [];
   /** The turns before the current call (prefix-arrays.ts): a projection reuses its session's arrays. */
@@ -379,13 +404,13 @@ class LiveLoop {
   private readonly step: NonNullable<PreparedStrategy['definition']['live']['step']> | null;
   private readonly stepLog: StepLog | null;
   /** One measure object, refilled per call: mayFire reads it and keeps nothing. */
-  private readonly measure: LiveMeasure = { contextTokens: 0, viewTurns: 0, newToolCycles: 0 };
+  private readonly measure: LiveMeasure;
   private readonly unionScratch: number[] = [];
   /** The turns before the step's call, listed only if the step asks (one function per run, not one closure per call). */
   private readonly stepTurns = () => this.prefixAt(this.stepEnd);
   private readonly fire = async (ctx: PassContext) => {
     const out = await this.def.pass(ctx, this.o.prepared.params);
-    if (out.status === 'skipped') this.skippedHeadroom = out.headroomTokens;
+    if (out.followUp) this.followUp = true;
     return out;
   };
 
@@ -395,15 +420,12 @@ class LiveLoop {
   private lastEnd = 0;
   private cyclesAtFire = 0;
   private prevContext = 0;
-  /** After a skip that said how far the trigger is, the transcript size before which no check is needed. */
-  private quietUntil = 0;
-  /** False until the variant first changes the view: the source's reported context is what the model received. */
-  private changedYet = false;
   private pending: Pending | null = null;
+  /** A firing found work pending and asked to run once more when it lands (one mark, however many crossings). */
+  private followUp = false;
   private prefix: TurnMeta[] | null = null;
   private prefixEnd = -1;
   private stepEnd = 0;
-  private skippedHeadroom: number | undefined = undefined;
   /**
    * The store's state's dropped ranges and mask boundary, read once per change (adopt): states
    * of every strategy have shapes of their own, and reading their fields at every call of a
@@ -422,6 +444,8 @@ class LiveLoop {
     this.resultsPrefix = this.ix.cycles.resultCountPrefix;
     // One shape for every run's model (callers pass wider objects): contextOf reads it at every call.
     this.model = { a: model.a, b: model.b };
+    this.costMeasure = costMeasureOf(model);
+    this.triggerMeasure = o.measure ?? triggerMeasureOf(prepared.params, model);
     this.store = store;
     const n = (this.n = calls.length);
     const out = (this.out = newLiveCalls(n));
@@ -439,6 +463,7 @@ class LiveLoop {
     // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
     const describeStep = (st: LiveStep, position: number) => live.describeStep!(metas, position, st);
     this.stepLog = this.step ? new StepLog(n, metas, this.ix, this.step, prepared.params, store.state(), describeStep) : null;
+    this.measure = { contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: this.triggerMeasure };
     this.adopt(store.state());
   }
 
@@ -474,10 +499,20 @@ class LiveLoop {
     return this.view + (this.tokenPrefix[end] - this.tokenPrefix[this.lastEnd]);
   }
 
-  /** What the model receives at call k: the source's reported figure while the view is still the transcript, else the context model. */
-  private contextAt(k: number, end: number): number {
+  /** The source's figure for call k (null where it reported none it can be trusted for). */
+  private reportedAt(k: number, end: number): ReportedContext | null {
     const reported = this.reported[k];
-    return !this.changedYet && reported === reported ? reported : contextOf(this.model, this.viewAt(end));
+    return reported === reported ? { transcriptTokens: this.tokenPrefix[end], tokens: reported } : null;
+  }
+
+  /** What the model receives at call k (the cost model): the source's reported figure while the view is the transcript, else the context model. */
+  private contextAt(k: number, end: number): number {
+    return contextTokens(this.costMeasure, this.viewAt(end), this.reported[k], this.tokenPrefix[end]);
+  }
+
+  /** The context at call k as the variant's thresholds count it. */
+  private measuredAt(k: number, end: number): number {
+    return contextTokens(this.triggerMeasure, this.viewAt(end), this.reported[k], this.tokenPrefix[end]);
   }
 
   /** Tokens of the view before position x (after a firing): what the next prompt shares with the previous one. */
@@ -556,8 +591,7 @@ class LiveLoop {
     const beforeRanges = this.ranges;
     const beforeMask = this.maskBoundary;
     store.callIndex = k;
-    const overhead = this.contextAt(k, end) - this.viewAt(end);
-    const ctx = o.context(end, stageMetas(o.prepared.params, prefix) as TurnMeta[], overhead, this.pending !== null);
+    const ctx = o.context(end, stageMetas(o.prepared.params, prefix) as TurnMeta[], { measure: this.triggerMeasure, reported: this.reportedAt(k, end) }, this.pending !== null);
     const w0 = o.work?.() ?? NO_WORK;
     const started = Date.now();
     const outcome = await work(ctx);
@@ -571,7 +605,6 @@ class LiveLoop {
       if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
       return outcome.deferred ? { changedAt: Infinity, outcome } : null;
     }
-    this.changedYet = true;
     this.adopt(after);
     this.recompute(end, prefix);
     let maxDepth = 0;
@@ -611,30 +644,30 @@ class LiveLoop {
   private mayFireAt(k: number, end: number): boolean {
     const measure = this.measure;
     const convCount = this.convCountPrefix;
-    measure.contextTokens = this.contextAt(k, end);
+    measure.contextTokens = this.measuredAt(k, end);
+    measure.viewTokens = this.viewAt(end);
     measure.viewTurns = this.viewTurns + convCount[end] - convCount[this.lastEnd];
     measure.newToolCycles = this.resultsPrefix[end] - this.cyclesAtFire;
-    return this.tokenPrefix[end] >= this.quietUntil && this.def.live.mayFire(measure, this.o.prepared.params, this.store.state());
+    return this.def.live.mayFire(measure, this.o.prepared.params, this.store.state());
   }
 
   /** A model-free strategy's pass as a synchronous step (same state, reason and stats); where the view changed from, or Infinity. */
   private stepAt(k: number, end: number, apply: NonNullable<LiveLoop['step']>): number {
     const store = this.store;
     const before = store.state();
+    const contextBefore = this.contextAt(k, end);
     this.stepEnd = end;
     const st = apply(spanIndexAt(this.ix, end), this.o.prepared.params, before, this.stepTurns);
     this.cyclesAtFire = this.resultsPrefix[end];
-    this.quietUntil = 0;
     if (!st) return Infinity;
     store.replaceState(st.state);
     const beforeRanges = this.ranges;
     const beforeMask = this.maskBoundary;
     this.adopt(st.state);
-    this.changedYet = true;
     this.view = st.visibleTokens;
     this.viewTurns = this.viewTurnsOf(end, this.ranges);
     this.lastEnd = end;
-    this.stepLog!.fired(k, end, this.measure.contextTokens);
+    this.stepLog!.fired(k, end, contextBefore);
     return this.stateChangedFrom(beforeRanges, beforeMask);
   }
 
@@ -672,7 +705,7 @@ class LiveLoop {
       if (pending && k >= pending.due) return k;
       const end = positions[k];
       // Nothing fired: the context mayFireAt measured is the call's (no state changed since).
-      if (!this.mayFireAt(k, end)) this.record(k, end, Infinity, this.measure.contextTokens);
+      if (!this.mayFireAt(k, end)) this.record(k, end, Infinity, this.contextAt(k, end));
       else if (step) {
         const changedAt = this.stepAt(k, end, step);
         this.record(k, end, changedAt, this.contextAt(k, end));
@@ -694,19 +727,22 @@ class LiveLoop {
         let changedAt = Infinity;
 
         const pending = this.pending;
+        let landed = false;
         if (pending && k >= pending.due) {
           this.pending = null;
+          landed = true;
           const r = await this.runAt(k, end, this.prefixAt(end), this.contextAt(k, end), 'commit', (ctx) => pending.commit(ctx));
           if (r) changedAt = Math.min(changedAt, r.changedAt);
         }
+        // The follow-up mark: a crossing while work was pending runs the pass once more where that work landed, whatever the line.
+        const followUp = landed && this.followUp;
+        if (followUp) this.followUp = false;
 
-        if (this.mayFireAt(k, end)) {
+        if (followUp || this.mayFireAt(k, end)) {
           if (step) changedAt = Math.min(changedAt, this.stepAt(k, end, step));
           else {
-            this.skippedHeadroom = undefined;
-            const r = await this.runAt(k, end, this.prefixAt(end), this.measure.contextTokens, 'fire', this.fire);
+            const r = await this.runAt(k, end, this.prefixAt(end), this.contextAt(k, end), 'fire', this.fire);
             this.cyclesAtFire = this.resultsPrefix[end];
-            this.quietUntil = this.skippedHeadroom !== undefined ? this.tokenPrefix[end] + this.skippedHeadroom : 0;
             if (r) {
               if (r.outcome.deferred) {
                 const deferred = r.outcome.deferred;

@@ -58,7 +58,7 @@ export async function projectTimeline(input: ProjectionInput): Promise<LiveResul
       signal: input.signal,
       // Nothing reads the turns after the run (the store is cleared below).
       reusePrefixes: input.reusePrefixes !== false,
-      context: (end, metas, overheadTokens, backgroundPending): PassContext => ({
+      context: (end, metas, measured, backgroundPending): PassContext => ({
         sessionId: 0,
         variant: { id: 0, summarizer: { kind: 'extractive', promptVersion: PROJECTED_MODEL } },
         metas,
@@ -69,7 +69,7 @@ export async function projectTimeline(input: ProjectionInput): Promise<LiveResul
         concurrency: 1,
         signal: NEVER,
         projected: true,
-        overheadTokens,
+        ...measured,
         live: { backgroundPending },
         summarize: async (req) => projected(req.targetTokens),
         countTokens: (text) => Math.ceil(text.length / 4),

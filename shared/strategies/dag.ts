@@ -3,7 +3,9 @@
  * (Martian Engineering's Lossless Context Management plugin; the LCM paper).
  *
  * - Trigger (`shouldCompact`): the tokens the model currently sees (system turns +
- *   uncompacted summaries + turns not covered by any summary) > tokenBudget × contextThreshold.
+ *   uncompacted summaries + turns not covered by any summary), by the variant's context
+ *   measure (shared/usage/measure.ts: calibrated = with the call's overhead and the tokenizer
+ *   ratio, or transcript), > tokenBudget × contextThreshold.
  *   `plan.trigger.compact` reports it; the plan always lists what a pass WOULD do, so the
  *   window can preview a forced `compact` too (the pass honours the trigger unless forced).
  * - Leaf pass: the last `freshTailCount` turns are protected (the fresh-tail start moves
@@ -23,7 +25,9 @@
 import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
+import { contextMeasureSpec } from './measure-spec.js';
 import type { StrategyRules } from './strategy.js';
+import { describeReading, readInput, readingFor } from '../usage/measure.js';
 import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedDag, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeFlatIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
@@ -135,6 +139,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     doc: "What the trigger measures. 0 (default) = the visible context: system turns + uncompacted summaries + turns no summary covers, what the model receives. 1 = lossless-claw's count: every raw turn (summarized or not) + the top-level (uncompacted) summaries; it keeps growing after compaction, so it fires more often.",
   },
   preMaskSpec,
+  contextMeasureSpec,
 ];
 
 /** The most recent depth-0 summary: the one covering the latest turns (ties: the newest id). */
@@ -209,10 +214,10 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
 
   const { leafCoverage, summaryTokens, tokensBefore } = dagVisible(ix, summaries);
   const threshold = params.tokenBudget * params.contextThreshold;
-  const overhead = input.overheadTokens ?? 0;
-  // The trigger's measure (triggerCount): the visible context (default), or the reference implementation's count.
-  const measured = params.triggerCount === TRIGGER_REFERENCE ? ix.totalTokens + summaryTokens : tokensBefore;
-  const shouldCompact = measured + overhead > threshold;
+  // What the trigger counts (triggerCount): the visible context (default), or the reference
+  // implementation's count; either read by the context measure.
+  const reading = readingFor(readInput(input, tokensBefore), params.triggerCount === TRIGGER_REFERENCE ? ix.totalTokens + summaryTokens : tokensBefore);
+  const shouldCompact = reading.tokens > threshold;
 
   // Leaf spans over the uncovered evictable turns.
   const prior = latestLeaf(summaries);
@@ -283,16 +288,16 @@ export function planDag(input: PlanInput<DagParams>): Plan<DagParams> {
 
   const countName = params.triggerCount === TRIGGER_REFERENCE ? 'raw turns + top-level summaries' : 'context';
   const pct = (x: number) => `${Math.round((x / params.tokenBudget) * 1000) / 10}%`;
-  const ctxTokens = measured + overhead;
-  const withOverhead = overhead > 0 ? ` (incl. ${overhead} overhead)` : '';
+  const ctxTokens = reading.tokens;
+  const measuredText = describeReading(reading);
   const nothing = spans.length === 0 && condense.length === 0;
   const protectedWhy =
     freshTailStart === 0 ? `the fresh tail (last ${params.freshTailCount} turns asked) covers the whole session of ${n} turns` : 'every turn before the fresh tail is summarized already and no depth has enough summaries to condense';
   const reason = shouldCompact && nothing
-    ? `context ${measured + overhead} tokens > threshold ${Math.floor(threshold)}, but nothing can be evicted: ${protectedWhy}`
+    ? `${countName} ${measuredText} > threshold ${Math.floor(threshold)}, but nothing can be evicted: ${protectedWhy}`
     : shouldCompact
-    ? `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
-    : `${countName} ${ctxTokens} tokens${withOverhead} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
+    ? `${countName} ${measuredText} (${pct(ctxTokens)}) > threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget})`
+    : `${countName} ${measuredText} (${pct(ctxTokens)}) <= threshold ${Math.floor(threshold)} (${params.contextThreshold} × ${params.tokenBudget}): no compaction needed`;
 
   return withLazy<Plan<DagParams>, 'dag'>(
     {

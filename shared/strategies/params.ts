@@ -22,6 +22,23 @@ export interface ParamSpec {
   unlimitedValue?: number;
   /** How the window names the unlimited value (default "unlimited"; the masking first stage says "off"). */
   unlimitedLabel?: string;
+  /**
+   * A choice: the names of the values 0, 1, … (the window shows a select, the CLI and stored
+   * variants accept the name as well as the number).
+   */
+  choices?: readonly string[];
+}
+
+/** A choice parameter's value by its name, or null when `v` names none of its choices. */
+export function choiceValue(spec: ParamSpec, v: unknown): number | null {
+  if (!spec.choices || typeof v !== 'string') return null;
+  const i = spec.choices.indexOf(v.trim());
+  return i >= 0 ? i : null;
+}
+
+/** A value as the window and the CLI name it: the choice's name, else the number. */
+export function paramValueText(spec: ParamSpec, value: number): string {
+  return spec.choices?.[value] ?? String(value);
 }
 
 export class ParamError extends Error {
@@ -50,8 +67,9 @@ export function resolveParams<P extends Record<string, number>>(strategy: string
       out[spec.name] = spec.default;
       continue;
     }
-    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-    if (!Number.isFinite(n)) throw new ParamError(`parameter ${spec.name} must be a number, got ${JSON.stringify(v)}`);
+    const named = choiceValue(spec, v);
+    const n = named ?? (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+    if (!Number.isFinite(n)) throw new ParamError(spec.choices ? `parameter ${spec.name} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(v)}` : `parameter ${spec.name} must be a number, got ${JSON.stringify(v)}`);
     if (spec.unlimitedValue !== undefined && n === spec.unlimitedValue) {
       out[spec.name] = n;
       continue;
@@ -132,6 +150,11 @@ export function clampParams(specs: readonly ParamSpec[], raw: Record<string, unk
   for (const spec of specs) {
     const v = params[spec.name];
     if (v === undefined || v === null || v === '') continue;
+    const named = choiceValue(spec, v);
+    if (named !== null) {
+      params[spec.name] = named;
+      continue;
+    }
     const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
     if (!Number.isFinite(n)) continue;
     const { value, note } = clampParam(spec, n);

@@ -24,6 +24,7 @@
  */
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
+import { contextMeasureSpec } from './measure-spec.js';
 import { ParamError } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { rollingCandidates } from '../replay/candidates.js';
@@ -66,6 +67,7 @@ export const rollingSpecs: readonly ParamSpec[] = [
     doc: 'The rolling design is manual (the user asks for a compaction); a live replay calls it whenever the context (with overhead) reaches this many tokens. Default 150,000: the dag default trigger (0.75 × 200,000), so the two compare at the same pressure. Not used by Compact.',
   },
   preMaskSpec,
+  contextMeasureSpec,
 ];
 
 /** Target size of the new rolling summary (see ROLLING_SUMMARY_MAX_TOKENS). */

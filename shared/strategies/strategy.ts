@@ -2,6 +2,7 @@ import type { ParamSpec } from './params.js';
 import type { SpanIndex } from './spans.js';
 import type { Plan, PlanInput, StrategyName, VariantState } from './types.js';
 import type { TurnMeta } from '../model/turn.js';
+import type { ContextMeasure } from '../usage/measure.js';
 import type { ReplayCandidate } from '../replay/normalize.js';
 import type { ViewInput } from '../replay/candidates.js';
 import type { PromptTemplateId } from '../summarize/prompts.js';
@@ -12,7 +13,12 @@ import type { PromptTemplateId } from '../summarize/prompts.js';
  * number of conversation turns in that view.
  */
 export interface LiveMeasure {
+  /** The context by the variant's context measure (shared/usage/measure.ts): what whole-context thresholds compare with. */
   contextTokens: number;
+  /** Transcript tokens of the view (no overhead). */
+  viewTokens: number;
+  /** The variant's context measure, for thresholds on a stretch of the view (measurePart). */
+  measure: ContextMeasure;
   viewTurns: number;
   /** Tool cycles completed since the strategy last fired (masking re-masks on each). */
   newToolCycles: number;

@@ -33,11 +33,13 @@
 import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
+import { contextMeasureSpec } from './measure-spec.js';
 import type { StrategyRules } from './strategy.js';
 import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
+import { describeReading, readInput } from '../usage/measure.js';
 
 export type TwoLineParams = {
   warningPct: number;
@@ -72,6 +74,7 @@ export const twoLineSpecs: readonly ParamSpec[] = [
   { name: 'chunkChars', label: 'Chunk size', default: 18000, min: 500, max: null, sliderMax: 100000, step: 500, kind: 'int', unit: 'chars', doc: 'About how many characters of new turns one summarizer call reads (the chunk summaries are folded into the pass\'s one summary). Default 18,000 (the compaction-between-turns design).' },
   { name: 'concurrency', label: 'Concurrency', default: 4, min: 1, max: 32, step: 1, kind: 'int', unit: 'chunks', doc: 'Chunks summarized at once by the background pass. Default 4 (the compaction-between-turns design).' },
   preMaskSpec,
+  contextMeasureSpec,
 ];
 
 /** keepLast in effect: the given value, or the profile's for -1. */
@@ -153,7 +156,8 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
   const liveTokens = live.reduce((a, s) => a + s.tokenCount, 0);
   const visibleTokens = ix.totalTokens - convTokensIn(ix, prefixEnd, coveredUntil) + liveTokens;
   // Pressure on what a live agent sends: the visible history plus the call's overhead.
-  const pressure = (visibleTokens + (input.overheadTokens ?? 0)) / params.contextWindow;
+  const reading = readInput(input, visibleTokens);
+  const pressure = reading.tokens / params.contextWindow;
   const level: TwoLineDecision['level'] = pressure * 100 >= lines.emergencyPct ? 'emergency' : pressure * 100 >= lines.warningPct ? 'warning' : 'none';
 
   const convTotal = ix.convCountPrefix[n];
@@ -164,17 +168,19 @@ export function decideTwoLine(input: PlanInput<TwoLineParams>, ix: SpanIndex = b
   const digestPending = live.some((s) => s.kind === 'digest');
   const base = baseModelSummary(summaries);
   const baseEnd = Math.min(keptStart, Math.max(prefixEnd, base ? base.lastPosition + 1 : prefixEnd));
-  // The model summary: when a digest awaits it (or is being written now), at the emergency
-  // line of the ordinary profile, or once minBatch new turns wait beyond the kept window.
-  const wantsBackground = digestPending || digestRange !== null || (ordinary && level === 'emergency' && pendingTurns > 0) || (level !== 'none' && pendingTurns >= params.minBatch);
+  // The model summary: when a digest awaits it (or is being written now); for the ordinary
+  // profile only at the emergency line (it does nothing between the lines); for an agent
+  // once minBatch new turns wait beyond the kept window at or above the warning line.
+  const wantsBackground = digestPending || digestRange !== null || (ordinary ? level === 'emergency' && pendingTurns > 0 : level !== 'none' && pendingTurns >= params.minBatch);
   const backgroundRange: [number, number] | null = wantsBackground && convCountIn(ix, baseEnd, keptStart) > 0 ? [baseEnd, keptStart] : null;
 
   // The reason is text only a plan or a firing record reads: written on first read (the live
   // replay decides two or three times per firing and keeps none of the texts).
   const describe = (): string => {
     const linesText = `${lines.warningPct}/${lines.emergencyPct}%${lines.fellBack ? ` (the given pair ${params.warningPct}/${params.emergencyPct} is not 0 <= warning < emergency <= 100: fell back to 50/80)` : ''}`;
-    const head = `pressure ${pct(pressure)} of ${formatCount(params.contextWindow)} tokens, lines ${linesText}`;
+    const head = `pressure ${pct(pressure)} of ${formatCount(params.contextWindow)} tokens (${describeReading(reading)}), lines ${linesText}`;
     if (level === 'emergency') return ordinary ? `${head}: emergency, ${backgroundRange ? `model summary of ${pendingTurns} new turns now (ordinary profile)` : 'nothing left to summarize'}` : `${head}: emergency, ${digestRange ? `digest ${pendingTurns} turns now` : 'nothing left to digest'}, then the background pass`;
+    if (level === 'warning' && ordinary) return `${head}: warning, nothing to do (an ordinary conversation compacts at the emergency line)`;
     if (level === 'warning') return `${head}: warning, background pass (${pendingTurns} pending turns${pendingTurns < params.minBatch ? `, fewer than minBatch ${params.minBatch}` : ''})`;
     if (digestPending) return `${head}: below warning, but the digest awaits its upgrade`;
     return `${head}: below warning, nothing to do`;

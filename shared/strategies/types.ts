@@ -4,6 +4,7 @@
  * (turn metas, the variant's existing summaries, the variant's state, parameters).
  */
 import type { TurnMeta } from '../model/turn.js';
+import type { MeasureInput } from '../usage/measure.js';
 
 export const STRATEGIES = ['dag', 'rolling', 'watermark', 'two-line', 'masking', 'window', 'forgetting'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
@@ -141,15 +142,12 @@ export interface Plan<P = Record<string, number | string>> {
   budget: number | null;
 }
 
-export interface PlanInput<P> {
+export interface PlanInput<P> extends MeasureInput {
   turns: readonly TurnMeta[];
   summaries: readonly ExistingSummary[];
   state: VariantState;
   params: P;
-  /**
-   * Tokens each model call carries beyond the transcript (system prompt, tool schemas):
-   * triggers that measure the whole context (dag, two-line) add it, as a live agent
-   * measures what it sends. Default 0 (the transcript alone). shared/usage/overhead.ts.
-   */
-  overheadTokens?: number;
+  // From MeasureInput (shared/usage/measure.ts): `measure`, the variant's context measure, and
+  // `reported`, the source's figure for the call this input stands at. Every token threshold
+  // is compared with readInput(input, view) (whole context) or measurePart (a stretch of it).
 }

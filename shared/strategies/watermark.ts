@@ -8,7 +8,9 @@
  * summarized.
  *
  * Trigger, on the pending tokens = conversation tokens between the watermark (the stable
- * prefix before the first pass) and the preserved recent turns:
+ * prefix before the first pass) and the preserved recent turns, counted by the variant's
+ * context measure (shared/usage/measure.ts `measurePart`: transcript tokens, or × the
+ * session's tokenizer ratio when calibrated; the fixed overhead is not part of a stretch):
  * - pending >= hardCapTokens: compact, even when the cost budget is spent (then the run
  *   carries the failure mode `budget_exhausted_forced`);
  * - pending >= softThresholdTokens: compact if the budget allows (spentUsd <
@@ -28,10 +30,12 @@
 import { withLazy } from '../lazy.js';
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
+import { contextMeasureSpec } from './measure-spec.js';
 import type { StrategyRules } from './strategy.js';
 import { watermarkCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode, VariantState } from './types.js';
 import type { TurnMeta } from '../model/turn.js';
+import { describePart, measurePart } from '../usage/measure.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WatermarkParams = {
@@ -49,6 +53,7 @@ export const watermarkSpecs: readonly ParamSpec[] = [
   { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in shared/cost/prices.ts; an unlisted model costs 0); over it, only the hard cap compacts. Default 0.20 (the session compaction spec).' },
   { name: 'summaryMaxTokens', label: 'Summary size', default: 2000, min: 64, max: null, sliderMax: 16000, step: 100, kind: 'int', unit: 'tokens', doc: 'Target (maximum) size of the compaction summary. Default 2,000: the session compaction spec leaves it open; 2,000 is the cap the dag and rolling summaries use here, about 7% of the soft threshold.' },
   preMaskSpec,
+  contextMeasureSpec,
 ];
 
 export type WatermarkSkip = 'below_soft_threshold' | 'budget_exhausted' | 'no_valid_boundary' | 'nothing_new';
@@ -62,7 +67,10 @@ export interface WatermarkDecision {
   /** The watermark now (prefixEnd when nothing was compacted yet). */
   currentWatermark: number;
   currentSummary: ExistingSummary | null;
+  /** Pending tokens by the context measure: what the thresholds are compared with. */
   pendingTokens: number;
+  /** The same stretch in transcript tokens. */
+  pendingTranscriptTokens: number;
   level: 'none' | 'soft' | 'hard';
   budgetSpent: boolean;
   compact: boolean;
@@ -132,7 +140,8 @@ export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex
   const currentSummary = currentWatermarkSummary(summaries, state.watermarkSummaryId);
   const currentWatermark = watermarkNow(n, prefixEnd, currentSummary, state);
   // Version 1: the summaries are never re-compacted, so they are not pending.
-  const pendingTokens = tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0;
+  const pendingTranscriptTokens = tailStart > currentWatermark ? convTokensIn(ix, currentWatermark, tailStart) : 0;
+  const pendingTokens = measurePart(input.measure, pendingTranscriptTokens);
   const level: WatermarkDecision['level'] = pendingTokens >= params.hardCapTokens ? 'hard' : pendingTokens >= params.softThresholdTokens ? 'soft' : 'none';
   const spent = state.spentUsd ?? 0;
   const budgetSpent = spent >= params.maxCostPerSessionUsd;
@@ -141,10 +150,10 @@ export function decideWatermark(input: PlanInput<WatermarkParams>, ix: SpanIndex
   // replay decides before every call near the threshold and skips most of those).
   const decision = (compact: boolean, skip: WatermarkSkip | null, forced: boolean, newWatermark: number | null, describe: () => string): WatermarkDecision =>
     // An own enumerable lazy field (shared/lazy.ts): spreads, JSON and deep equality see the text.
-    withLazy<WatermarkDecision, 'reason'>({ prefixEnd, tailStart, currentWatermark, currentSummary, pendingTokens, level, budgetSpent, candidateWatermark, compact, skip, forced, newWatermark }, 'reason', describe);
+    withLazy<WatermarkDecision, 'reason'>({ prefixEnd, tailStart, currentWatermark, currentSummary, pendingTokens, pendingTranscriptTokens, level, budgetSpent, candidateWatermark, compact, skip, forced, newWatermark }, 'reason', describe);
   const skip = (why: WatermarkSkip, reason: () => string): WatermarkDecision => decision(false, why, false, null, () => `${why}: ${reason()}`);
 
-  const pendingText = () => `pending ${fmt(pendingTokens)} tokens`;
+  const pendingText = () => `pending ${describePart(input.measure, pendingTranscriptTokens)}`;
   if (!force && level === 'none') return skip('below_soft_threshold', () => `${pendingText()} < soft threshold ${fmt(params.softThresholdTokens)}`);
   if (!force && level === 'soft' && budgetSpent) {
     return skip('budget_exhausted', () => `${pendingText()} >= soft threshold, but $${spent.toFixed(4)} of the $${params.maxCostPerSessionUsd.toFixed(2)} budget is spent (under the hard cap ${fmt(params.hardCapTokens)})`);
@@ -255,8 +264,9 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   live: {
     // The plan's tokensBefore, without the plan.
     visible: (input) => watermarkVisibleTokens(input),
-    // Pending tokens never exceed the context; past a spent budget only the hard cap fires.
-    mayFire: (m, p, state) => m.contextTokens >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
+    // Pending tokens are part of the view, so measured they never exceed the view measured
+    // alike; past a spent budget only the hard cap fires.
+    mayFire: (m, p, state) => measurePart(m.measure, m.viewTokens) >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
     lines: (p) => [
       { label: 'soft threshold', tokens: p.softThresholdTokens },
       { label: 'hard cap', tokens: p.hardCapTokens },

@@ -241,8 +241,9 @@ describe('two-line on the real spotter 258c7280 session (306 turns, 140,001 toke
     const f = fixtureDb();
     try {
       const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
-      const plan = planSession(f.db, { sessionId: s.id, strategy: 'two-line', params: {} });
-      expect(plan.trigger).toEqual({ compact: true, level: 'warning', pressure: 140001 / 200000, reason: 'pressure 70.0% of 200,000 tokens, lines 50/80%: warning, background pass (265 pending turns)' });
+      // Raw transcript tokens (by the calibrated default this session is past the emergency line).
+      const plan = planSession(f.db, { sessionId: s.id, strategy: 'two-line', params: { contextMeasure: 'transcript' } });
+      expect(plan.trigger).toEqual({ compact: true, level: 'warning', pressure: 140001 / 200000, reason: 'pressure 70.0% of 200,000 tokens (140,001 transcript tokens), lines 50/80%: warning, background pass (265 pending turns)' });
       expect(plan.boundaries).toEqual([
         { kind: 'kept-window', position: 265, label: 'last 40 turns kept' },
         { kind: 'warning', position: 169, label: 'warning line: 50% of 200,000 tokens' },
@@ -257,7 +258,7 @@ describe('two-line on the real spotter 258c7280 session (306 turns, 140,001 toke
       expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 140001 - plan.spans[0].tokens + 4000]);
 
       const before = turnsDump(f.db);
-      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'two-line', params: {} });
+      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'two-line', params: { contextMeasure: 'transcript' } });
       expect(r.status).toBe('completed');
       expect(turnsDump(f.db)).toBe(before);
       expect(r.stats).toMatchObject({ chunksCreated: 24, summariesCreated: 1, turnsCompacted: 265, digestWritten: false, abandoned: false, summarizerCalls: 25 });

@@ -217,13 +217,13 @@ describe('watermark on real fixture sessions', () => {
     const f = fixtureDb();
     try {
       const s = sessionBySource(f, 'spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl');
-      const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: {} });
-      expect(plan.trigger).toEqual({ compact: true, level: 'hard', pressure: 139812 / 80000, reason: 'pending 139,812 tokens >= hard cap 80,000; watermark 0 -> 301' });
+      const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: { contextMeasure: 'transcript' } });
+      expect(plan.trigger).toEqual({ compact: true, level: 'hard', pressure: 139812 / 80000, reason: 'pending 139,812 transcript tokens >= hard cap 80,000; watermark 0 -> 301' });
       expect(plan.spans.map((x) => [x.firstPosition, x.lastPosition, x.turnIds.length, x.tokens])).toEqual([[0, 300, 301, 139812]]);
       expect([plan.tokensBefore, plan.tokensAfter]).toEqual([140001, 2189]);
 
       const before = turnsDump(f.db);
-      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'watermark', params: {} });
+      const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'watermark', params: { contextMeasure: 'transcript' } });
       expect(r.status).toBe('completed');
       expect(turnsDump(f.db)).toBe(before);
       const [sum] = listSummaries(f.db, r.variantId);
@@ -244,7 +244,7 @@ describe('watermark on real fixture sessions', () => {
       const s = sessionBySource(f, 'marshmallow');
       const plan = planSession(f.db, { sessionId: s.id, strategy: 'watermark', params: { softThresholdTokens: 0, preserveRecentTurns: 3 } });
       expect(plan.boundaries.map((b) => [b.kind, b.position])).toEqual([['prefix-end', 1], ['watermark', 24], ['preserved-tail', 24]]);
-      expect(plan.trigger.reason).toBe('pending 7,256 tokens >= soft threshold 0, $0.0000 of the $0.20 budget spent; watermark 1 -> 24 (moved back 1 turn(s) to keep a tool cycle whole)');
+      expect(plan.trigger.reason).toBe('pending 7,256 transcript tokens >= soft threshold 0, $0.0000 of the $0.20 budget spent; watermark 1 -> 24 (moved back 1 turn(s) to keep a tool cycle whole)');
       expect(plan.spans.map((x) => [x.firstPosition, x.lastPosition, x.tokens])).toEqual([[1, 23, 7214]]);
       expect(splitCycles(f.db, s.id, new Set(Array.from({ length: 23 }, (_, i) => i + 1)))).toEqual([]);
     } finally {

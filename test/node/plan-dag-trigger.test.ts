@@ -2,6 +2,7 @@
  * dag's trigger count (triggerCount) and maxCondenseDepth at both ends, on a long session
  * (1,200 turns of 100 tokens, built with test/helpers/synthetic-turns.ts).
  */
+import { TRANSCRIPT_MEASURE } from '../../shared/usage/measure.js';
 import { describe, expect, it } from 'vitest';
 import { planFor, STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import type { ExistingSummary } from '../../shared/strategies/types.js';
@@ -16,15 +17,15 @@ describe('dag trigger count', () => {
   it('default: the visible context (summaries + uncovered turns); 1: all raw turns + top-level summaries', () => {
     const visible = planFor('dag', { turns, summaries: [leaf], state: {}, params: base });
     expect(visible.trigger.compact).toBe(false); // 41,000 <= 50,000
-    expect(visible.trigger.reason).toMatch(/^context 41000 tokens/);
+    expect(visible.trigger.reason).toMatch(/^context 41,000 transcript tokens/);
     const reference = planFor('dag', { turns, summaries: [leaf], state: {}, params: { ...base, triggerCount: 1 } });
     expect(reference.trigger.compact).toBe(true); // 120,000 + 1,000 > 50,000
-    expect(reference.trigger.reason).toMatch(/^raw turns \+ top-level summaries 121000 tokens/);
+    expect(reference.trigger.reason).toMatch(/^raw turns \+ top-level summaries 121,000 transcript tokens/);
     // The figure the model sees is the visible one either way.
     expect(reference.tokensBefore).toBe(41000);
     expect(STRATEGY_DEFINITIONS.dag.description).toContain('by default (triggerCount 0), the visible context');
     // No false negatives in the live check with the reference count.
-    expect(STRATEGY_DEFINITIONS.dag.live.mayFire({ contextTokens: 0, viewTurns: 0, newToolCycles: 0 }, { ...reference.params }, {})).toBe(true);
+    expect(STRATEGY_DEFINITIONS.dag.live.mayFire({ contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: TRANSCRIPT_MEASURE }, { ...reference.params }, {})).toBe(true);
   });
 });
 

@@ -67,7 +67,7 @@ describe('Compact respects the trigger; forcing is explicit', () => {
     const p = plan('dag', { tokenBudget: 1000, freshTailCount: 400 });
     expect(p.spans).toHaveLength(0);
     expect(p.trigger.compact).toBe(false);
-    expect(p.trigger.reason).toBe('context 140001 tokens > threshold 750, but nothing can be evicted: the fresh tail (last 400 turns asked) covers the whole session of 306 turns');
+    expect(p.trigger.reason).toBe('context 140,001 transcript tokens > threshold 750, but nothing can be evicted: the fresh tail (last 400 turns asked) covers the whole session of 306 turns');
     expect(compactOutcome(p, true)).toEqual({ runs: false, tokensAfter: 140001, note: null });
     // The tail's label says it is the whole session, not "last 306 turns protected" as if 306 were asked.
     expect(p.boundaries[0]).toEqual({ kind: 'fresh-tail', position: 0, label: 'fresh tail: the whole session, 306 turns (400 asked)' });

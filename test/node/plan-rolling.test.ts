@@ -91,7 +91,7 @@ describe('rolling planner: the call rule', () => {
       expect(() => planFor('rolling', { ...input, params: { compactionCount: bad } })).toThrow(ParamError);
       expect(() => planRolling({ ...input, params: { compactionCount: bad } })).toThrow(ParamError);
     }
-    expect(planFor('rolling', { ...input, params: {} }).params).toEqual({ compactionCount: 50, replayTriggerTokens: 150000, preMaskWindow: -1 });
+    expect(planFor('rolling', { ...input, params: {} }).params).toEqual({ compactionCount: 50, replayTriggerTokens: 150000, preMaskWindow: -1, contextMeasure: 0 });
   });
 
   it('is deterministic', () => {

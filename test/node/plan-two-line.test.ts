@@ -20,7 +20,7 @@ const ranges = (spans: { firstPosition: number; lastPosition: number }[]) => spa
 
 describe('two-line planner', () => {
   it('has the seed defaults and both profiles as a parameter', () => {
-    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, profile: 0, keepLast: -1, minBatch: 20, chunkChars: 18000, concurrency: 4, preMaskWindow: -1 });
+    expect(defaultsOf(twoLineStrategy.specs)).toEqual({ warningPct: 50, emergencyPct: 80, contextWindow: 200000, profile: 0, keepLast: -1, minBatch: 20, chunkChars: 18000, concurrency: 4, preMaskWindow: -1, contextMeasure: 0 });
     expect(ORDINARY_PROFILE_KEEP_LAST).toBe(6);
     expect(effectiveKeepLast({ profile: 0, keepLast: -1 })).toBe(40);
     expect(effectiveKeepLast({ profile: 1, keepLast: -1 })).toBe(6);
@@ -30,7 +30,7 @@ describe('two-line planner', () => {
 
   it('does nothing below the warning line', () => {
     const plan = planTwoLine({ turns: SIXTY(), summaries: [], state: {}, params: P({ contextWindow: 20000 }) });
-    expect(plan.trigger).toEqual({ compact: false, level: 'none', pressure: 0.305, reason: 'pressure 30.5% of 20,000 tokens, lines 50/80%: below warning, nothing to do' });
+    expect(plan.trigger).toEqual({ compact: false, level: 'none', pressure: 0.305, reason: 'pressure 30.5% of 20,000 tokens (6,100 transcript tokens), lines 50/80%: below warning, nothing to do' });
     expect(plan.spans).toEqual([]);
   });
 
@@ -50,7 +50,7 @@ describe('two-line planner', () => {
   it('waits for minBatch pending turns before a background batch', () => {
     const plan = planTwoLine({ turns: SIXTY(), summaries: [], state: {}, params: P({ contextWindow: 10000, keepLast: 41 }) });
     expect(plan.trigger.compact).toBe(false);
-    expect(plan.trigger.reason).toBe('pressure 61.0% of 10,000 tokens, lines 50/80%: warning, background pass (19 pending turns, fewer than minBatch 20); nothing to summarize yet');
+    expect(plan.trigger.reason).toBe('pressure 61.0% of 10,000 tokens (6,100 transcript tokens), lines 50/80%: warning, background pass (19 pending turns, fewer than minBatch 20); nothing to summarize yet');
   });
 
   it('at the emergency line (agent profile): the digest now and the model summary that supersedes it, one span each', () => {
@@ -97,7 +97,7 @@ describe('two-line planner', () => {
     // Through the resolver too: not a parameter error.
     const plan = planFor('two-line', { turns: SIXTY(), summaries: [], state: {}, params: { warningPct: 90, emergencyPct: 50, contextWindow: 10000, keepLast: 10, chunkChars: 2000 } });
     expect(plan.trigger.level).toBe('warning');
-    expect(plan.trigger.reason.startsWith('pressure 61.0% of 10,000 tokens, lines 50/80% (the given pair 90/50 is not 0 <= warning < emergency <= 100: fell back to 50/80): warning')).toBe(true);
+    expect(plan.trigger.reason.startsWith('pressure 61.0% of 10,000 tokens (6,100 transcript tokens), lines 50/80% (the given pair 90/50 is not 0 <= warning < emergency <= 100: fell back to 50/80): warning')).toBe(true);
   });
 
   it('moves the kept window earlier so it never starts inside a tool cycle', () => {
@@ -112,7 +112,7 @@ describe('two-line planner', () => {
     const digest: ExistingSummary = { id: 5, kind: 'digest', depth: 0, tokenCount: 600, charCount: 2400, compacted: false, firstPosition: 1, lastPosition: 50, childIds: [] };
     const plan = planTwoLine({ turns: SIXTY(), summaries: [digest], state: { coveredUntil: 51 }, params: P({ contextWindow: 20000 }) });
     expect(plan.tokensBefore).toBe(6100 - 5000 + 600);
-    expect(plan.trigger).toMatchObject({ compact: true, level: 'none', reason: 'pressure 8.5% of 20,000 tokens, lines 50/80%: below warning, but the digest awaits its upgrade' });
+    expect(plan.trigger).toMatchObject({ compact: true, level: 'none', reason: 'pressure 8.5% of 20,000 tokens (1,700 transcript tokens), lines 50/80%: below warning, but the digest awaits its upgrade' });
     // No model summary yet: the upgrade reads turns 1-50 again, into one row.
     expect(ranges(plan.spans)).toEqual([[1, 50]]);
     expect(plan.dag.nodes.find((n) => n.id === 's5')?.compacted).toBe(true);

@@ -26,7 +26,7 @@ const noState: VariantState = {};
 
 describe('watermark planner', () => {
   it('has the seed defaults', () => {
-    expect(defaultsOf(watermarkStrategy.specs)).toEqual({ softThresholdTokens: 30000, hardCapTokens: 80000, preserveRecentTurns: 5, maxCostPerSessionUsd: 0.2, summaryMaxTokens: 2000, preMaskWindow: -1 });
+    expect(defaultsOf(watermarkStrategy.specs)).toEqual({ softThresholdTokens: 30000, hardCapTokens: 80000, preserveRecentTurns: 5, maxCostPerSessionUsd: 0.2, summaryMaxTokens: 2000, preMaskWindow: -1, contextMeasure: 0 });
   });
 
   it('counts pending tokens between the system prefix and the preserved turns', () => {
@@ -39,7 +39,7 @@ describe('watermark planner', () => {
   it('skips below the soft threshold', () => {
     const plan = planWatermark({ turns: metas('s' + 'ua'.repeat(10)), summaries: [], state: noState, params: P({ softThresholdTokens: 1501 }) });
     expect(plan.trigger).toMatchObject({ compact: false, level: 'none' });
-    expect(plan.trigger.reason).toBe('below_soft_threshold: pending 1,500 tokens < soft threshold 1,501');
+    expect(plan.trigger.reason).toBe('below_soft_threshold: pending 1,500 transcript tokens < soft threshold 1,501');
     expect(plan.spans).toEqual([]);
   });
 
@@ -50,7 +50,7 @@ describe('watermark planner', () => {
     expect(soft).toMatchObject({ compact: false, skip: 'budget_exhausted', level: 'soft', budgetSpent: true });
     const hard = decideWatermark({ turns, summaries: [], state: spent, params: P({ softThresholdTokens: 1000, hardCapTokens: 1500 }) });
     expect(hard).toMatchObject({ compact: true, forced: true, level: 'hard', newWatermark: 16 });
-    expect(hard.reason.startsWith('budget_exhausted_forced: pending 1,500 tokens >= hard cap 1,500')).toBe(true);
+    expect(hard.reason.startsWith('budget_exhausted_forced: pending 1,500 transcript tokens >= hard cap 1,500')).toBe(true);
   });
 
   it('slides the watermark earlier so a tool_use is never separated from its tool_result', () => {
