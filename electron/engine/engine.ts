@@ -10,6 +10,7 @@
  * engine only ever writes the run row and its events around them.
  */
 import { stageMetas, stageTurns } from '../../shared/strategies/mask-stage.js';
+import { buildSpanIndex, prefixIndex } from '../../shared/strategies/spans.js';
 import { setMaxListeners } from 'node:events';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
@@ -268,6 +269,9 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
   const rawMetas = listTurnMetas(db, o.sessionId);
   // Compact as of call N: the pass (and its token figures) sees only the turns before the cut.
   const cutMetas = run.cutTurn === null ? rawMetas : rawMetas.slice(0, run.cutTurn);
+  // As of a call, tool-cycle safety is the session's, as in the replay: a call still open at
+  // that call (answered later) is never cut from its result (shared/strategies/spans.ts).
+  if (run.cutTurn !== null) prefixIndex(buildSpanIndex(rawMetas), cutMetas);
   const metas = stageMetas(params, cutMetas) as TurnMeta[];
   const staged = params.preMaskWindow !== undefined && params.preMaskWindow >= 0;
   const count = (text: string) => countTokens(text, tokenizer);

@@ -221,8 +221,10 @@ export async function twoLineDigestStep(ctx: PassContext, params: TwoLineParams)
   const before = liveIds(summaries);
   const turns = ctx.readTurns(from, to).filter((t) => t.role !== 'system');
   const liveTokens = d.live.reduce((acc, s) => acc + s.tokenCount, 0);
-  const { text, facts } = extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens: digestTargetTokens(liveTokens + convTokensIn(ix, from, to)), tier: 'normal' }, (t) => ctx.countTokens(t));
-  const tokenCount = ctx.countTokens(text);
+  const targetTokens = digestTargetTokens(liveTokens + convTokensIn(ix, from, to));
+  // A projection has no text to digest: its digest is a stand-in of the target size, as its other summaries are.
+  const { text, facts } = ctx.projected ? { text: '[projected digest]', facts: undefined } : extractiveSummarize({ purpose: 'digest', items: [...liveItems(ctx, d.live), ...turnsToItems(turns)], targetTokens, tier: 'normal' }, (t) => ctx.countTokens(t));
+  const tokenCount = ctx.projected ? targetTokens : ctx.countTokens(text);
   const span = convSpan(ctx.metas, from, to, ix);
   const superseded = d.live.map((s) => s.id);
   return ctx.store.commit((w): DigestStepResult => {

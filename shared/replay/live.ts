@@ -128,8 +128,11 @@ export interface LiveFiring {
   /** 'fire': the trigger fired and the pass ran; 'commit': work deferred by an earlier firing landed (two-line's background pass). */
   kind: 'fire' | 'commit';
   reason: string;
+  /** What the model received at the call before the firing, and after it (the cost model). */
   contextBefore: number;
   contextAfter: number;
+  /** The context by the variant's measure before the firing: what its whole-context threshold compared (NaN for the turn-count rules' steps). */
+  measured: number;
   created: number[];
   compacted: number[];
   /** Deepest summary created. */
@@ -295,6 +298,9 @@ class StepFiring implements LiveFiring {
   }
   get work(): LiveWork {
     return NO_WORK;
+  }
+  get measured(): number {
+    return NaN;
   }
 
   constructor(
@@ -586,11 +592,12 @@ class LiveLoop {
   }
 
   private async runAt(k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> {
-    const { o, store, model, firings } = this;
+    const { o, store, firings } = this;
     const before = store.state();
     const beforeRanges = this.ranges;
     const beforeMask = this.maskBoundary;
     store.callIndex = k;
+    const measured = this.measuredAt(k, end);
     const ctx = o.context(end, stageMetas(o.prepared.params, prefix) as TurnMeta[], { measure: this.triggerMeasure, reported: this.reportedAt(k, end) }, this.pending !== null);
     const w0 = o.work?.() ?? NO_WORK;
     const started = Date.now();
@@ -602,7 +609,7 @@ class LiveLoop {
     const changed = changes.created.length > 0 || changes.compacted.length > 0 || after !== before;
     if (!changed) {
       // Deferred work that found the history moved lands nowhere: recorded, so the timeline shows it was abandoned.
-      if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
+      if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, measured, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
       return outcome.deferred ? { changedAt: Infinity, outcome } : null;
     }
     this.adopt(after);
@@ -615,7 +622,9 @@ class LiveLoop {
       kind,
       reason: String(outcome.stats.reason ?? ''),
       contextBefore,
-      contextAfter: contextOf(model, this.view),
+      // What the model receives at this call now (the same rule as the call's column).
+      contextAfter: this.contextAt(k, end),
+      measured,
       created: changes.created,
       compacted: changes.compacted,
       maxDepth,

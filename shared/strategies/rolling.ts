@@ -29,7 +29,7 @@ import { ParamError } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { rollingCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
-import { buildSpanIndex, convCharsIn, convCountIn, convTokensIn, firstCutReaching, makeSpan, positionOfConvTurn, safeCutAtOrAfter } from './spans.js';
+import { buildSpanIndex, convCharsIn, convCountIn, convTokensIn, firstCutReaching, isSafeCut, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore } from './spans.js';
 
 export type RollingParams = { compactionCount: number };
 /** With the live replay's trigger (the planner itself never reads it: the design is manual). */
@@ -124,7 +124,11 @@ export function planRolling(input: PlanInput<RollingParams>): Plan<RollingParams
 
   // "until their length reaches the target, the crossing turn included", then keep tool cycles whole.
   const crossingCut = firstCutReaching(ix.convCharPrefix, pointerPos, n, target);
-  const cut = safeCutAtOrAfter(ix, crossingCut);
+  // Extended to the next safe cut; when that lies after the turns there are (a call still
+  // open, answered later), the batch stops before the open call instead.
+  const after = safeCutAtOrAfter(ix, crossingCut);
+  const cut = isSafeCut(ix, after) ? after : safeCutAtOrBefore(ix, crossingCut);
+  if (cut <= pointerPos) return upToDate('nothing collected: a tool call still open at this call holds the batch');
   const batchTokens = convTokensIn(ix, pointerPos, cut);
   const span: PlanSpan | null = makeSpan(turns, ix, {
     id: 'p0',

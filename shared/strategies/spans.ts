@@ -330,19 +330,27 @@ function computeSpanIndex(turns: readonly TurnMeta[]): SpanIndex {
   };
 }
 
-/** True iff cutting before position b separates no tool_use from its tool_result. */
+/**
+ * True iff cutting before position b separates no tool_use from its tool_result. On a prefix
+ * view (the turns before a call of the live replay) safety is the session's: a call still open
+ * at that call, whose result arrives later, is never cut from it (so the prefix's own end is
+ * unsafe while a call before it is open).
+ */
 export function isSafeCut(ix: SpanIndex, b: number): boolean {
-  return safeCutAtOrAfter(ix, b) === clampCut(ix, b);
+  const c = clampCut(ix, b);
+  return ix.safeAtOrAfter[c] === c;
 }
 
 /** The largest safe cut <= b (0 at worst). Used to move a protected-tail start EARLIER. */
 export function safeCutAtOrBefore(ix: SpanIndex, b: number): number {
-  const c = clampCut(ix, b);
-  // `count` is always safe (a prefix view's arrays may say otherwise: they are the session's).
-  return c === ix.count ? c : ix.safeAtOrBefore[c];
+  return ix.safeAtOrBefore[clampCut(ix, b)];
 }
 
-/** The smallest safe cut >= b (count at worst). Used to extend a batch to include pending tool results. */
+/**
+ * The smallest safe cut >= b, or `count` when it lies beyond the turns there are (then
+ * `count` itself may be unsafe on a prefix view: check isSafeCut). Used to extend a batch to
+ * include pending tool results.
+ */
 export function safeCutAtOrAfter(ix: SpanIndex, b: number): number {
   const after = ix.safeAtOrAfter[clampCut(ix, b)];
   return after > ix.count ? ix.count : after;
