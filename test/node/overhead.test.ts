@@ -1,6 +1,6 @@
 /**
  * Overhead (shared/usage/overhead.ts): the per-session fit reported ≈ a + b × transcript,
- * and THE CHECK of issue 7: on the fixture session Claude Code compacted, the app's context
+ * and THE CHECK of the live replay's context model: on the fixture session Claude Code compacted, the app's context
  * estimate at the call before the compaction is within 5% of Claude Code's preTokens.
  */
 import path from 'node:path';
