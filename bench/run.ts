@@ -3,7 +3,7 @@
  *
  *   import     bench/import.ts    benchImport({ turns: 1,000,000 })  import speed against a raw insert
  *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
- *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the pre-issue-9 extractive summarizer's in the same run (goal <= 1.5x)
+ *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the extractive summarizer's before it was built on facts (bench/baseline/extractive-1.ts) in the same run (goal <= 1.5x)
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
