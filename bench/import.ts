@@ -1,5 +1,5 @@
 /**
- * Import benchmark (issue 2): a generated OpenAI-chat JSONL transcript of N turns is
+ * Import benchmark: a generated OpenAI-chat JSONL transcript of N turns is
  * imported through the real importer (streamed reading, zod validation, real o200k
  * token counts, FTS, tool cycles) into a temp database, and compared with a raw
  * better-sqlite3 insert of the very same rows (turns + tool_cycles, prepared

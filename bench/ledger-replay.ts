@@ -1,5 +1,5 @@
 /**
- * The firing ledger of a long live replay (issue 7: a replay at most 2x its one-shot pass).
+ * The firing ledger of a long live replay (goal: a replay at most 2x its one-shot pass).
  * A `window` replay fires at nearly every model call, so runReplay (electron/engine/replay.ts)
  * measures ONE ledger over all its firings on the last one (more than MAX_FIRING_LEDGERS):
  * the turns before the last firing's call, before = no summaries and no state, after = the

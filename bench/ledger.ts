@@ -1,5 +1,5 @@
 /**
- * Ledger benchmark (issue 8 §3: "the ledger of a 20k-token leaf in ≤ 5 ms"): the facts of a
+ * Ledger benchmark (goal: the ledger of a 20k-token leaf in ≤ 5 ms): the facts of a
  * leaf span of real turns (the spotter fixture, turns taken from turn 100 on until they hold
  * `leafTokens` tokens by the stored o200k counts) extracted and matched against that leaf's
  * extractive summary, as the store does when the summary is written. Reports the median and

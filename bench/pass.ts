@@ -94,7 +94,7 @@ export interface PassRatioResult {
   cpuRatio: number;
 }
 
-/** The dag pass with the pre-issue-9 extractive summarizer, then with today's, in one run. */
+/** The dag pass with the extractive summarizer from before facts (extractive-1), then with today's, in one run. */
 export async function benchPassRatio(opts: { turns: number }): Promise<PassRatioResult> {
   const before = { ...(await benchPass({ turns: opts.turns, summarizer: createBaselineSummarizer() })), cpuMs: 0 };
   before.cpuMs = Math.round(lastCpuMs);

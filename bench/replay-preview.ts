@@ -1,5 +1,5 @@
 /**
- * The projected timeline's figures (issue 7 §5: `replayPreview.<strategy>.medianMs`, goal
+ * The projected timeline's figures (`replayPreview.<strategy>.medianMs`, goal
  * <= 16 ms at 100,000 turns), measured in a process of its own that holds only the
  * session's turn metadata, as the window's renderer does: the benchmark's own process also
  * holds the imported database's garbage and two full runs per strategy, and V8's collector

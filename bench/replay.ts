@@ -1,5 +1,5 @@
 /**
- * Replay benchmark (issue 7): for each strategy, a full extractive live replay of a
+ * Replay benchmark: for each strategy, a full extractive live replay of a
  * generated session (default 100,000 turns) against today's one-shot pass of the same
  * variant, as a ratio measured in the same run (goal <= 2x); and the projected timeline
  * the window redraws on every slider frame (`replayPreview.<strategy>.medianMs`, goal

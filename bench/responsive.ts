@@ -1,5 +1,5 @@
 /**
- * Responsiveness benchmark (issue 13 §2): while a large import or delete runs in the worker,
+ * Responsiveness benchmark: while a large import or delete runs in the worker,
  * how fast does the browser-mode server answer another call, a read and a write? A real server
  * (electron/server/http-server.ts) on 127.0.0.1 over a temp database; every 50 ms one call is
  * POSTed over HTTP (keep-alive, one call at a time), in turn a read (`listSessions`) and a

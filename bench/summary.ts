@@ -1,5 +1,5 @@
 /**
- * Summary-quality benchmark (issue 9 §3, `npm run bench -- --only summary`): on every
+ * Summary-quality benchmark (`npm run bench -- --only summary`): on every
  * fixture session whose source tool compacted it (the spotter fixture carries Claude
  * Code's own summary of turns 0–206 at turn 207), the summary that replaces the same span
  * as the dag pass builds it (leaves of ≤ 20,000 tokens at the default leaf target 1,200,
@@ -7,7 +7,7 @@
  * is the source tool's summary's token count) against the source tool's summary: real
  * o200k tokens and retention of paths, identifiers, numbers with units and exact commands,
  * measured with the loss ledger (shared/facts ledgerOf over the span's facts). The same
- * span summarized by the extractive summarizer as it was before issue 9
+ * span summarized by the extractive summarizer as it was before it was built on facts
  * (bench/baseline/extractive-1.ts) is printed beside it.
  *
  * Goal: at no more tokens than the source tool's summary, at least 2× its retention in

@@ -23,7 +23,7 @@ export interface TokenizerBenchResult {
   /**
    * A 5 MB run of one letter (a base64 tail of zero bytes) against the corpus, characters
    * per millisecond, as a ratio (≥ 1: the long run counts at least as fast per character as
-   * ordinary transcript text; issue 13 §1). BPE alone is quadratic on such a run.
+   * ordinary transcript text). BPE alone is quadratic on such a run.
    */
   longRunRatioToCorpus: number;
 }

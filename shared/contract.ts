@@ -207,7 +207,7 @@ export interface SearchHit {
   snippet: string;
 }
 
-/** A summary whose text matches a search (issue 8 §3: "did `dialyzer` survive?"). */
+/** A summary whose text matches a search ("did `dialyzer` survive?"). */
 export interface SummarySearchHit {
   sessionId: number;
   summaryId: number;
@@ -259,7 +259,7 @@ export interface VariantInfo {
   runs: number;
   /**
    * Facts of the compacted spans the variant's summaries kept, per category (the loss
-   * ledger, issue 8 §3); absent or null until the ledger computed it.
+   * ledger); absent or null until the ledger computed it.
    */
   retention?: Record<FactCategory, { kept: number; total: number }> | null;
 }

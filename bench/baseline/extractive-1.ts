@@ -1,6 +1,6 @@
 /**
  * FROZEN COPY of shared/summarize/extractive.ts as of prompt version extractive-1 (before
- * issue 9 rebuilt it on facts), kept only as the "before" of the benchmarks: bench/pass.ts
+ * it was rebuilt on facts), kept only as the "before" of the benchmarks: bench/pass.ts
  * times the dag pass with it and with the current one in the same run (the ratio), and
  * bench/summary.ts prints its retention beside the new one's. Not used by the app.
  *

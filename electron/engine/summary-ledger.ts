@@ -1,5 +1,5 @@
 /**
- * The loss ledger computed when a summary is written (issue 8 §3): the facts of the span
+ * The loss ledger computed when a summary is written: the facts of the span
  * the summary covers (shared/facts) and which of them survive in its text, stored in
  * `summary_facts` (electron/store/summary-facts.ts). Also the baseline: the ledger of a
  * source tool's own compaction summary (Claude Code's) over the turns it replaced.
@@ -65,7 +65,7 @@ function spanFactsOf(db: DB, s: LedgerSummary, memory?: ReplayLedgerMemory): Fac
 
 /**
  * Computes and stores the ledger of a summary just inserted (inside the caller's
- * transaction), with the facts its summarizer says it carries (own facts, issue 9: what a
+ * transaction), with the facts its summarizer says it carries (own facts: what a
  * later condensation merges; null for model summaries). With a replay's `memory`, the span
  * facts are kept there and not stored.
  */

@@ -1,5 +1,5 @@
 /**
- * A sweep (issue 8 §4): one strategy's grid of parameter points crossed with sessions, each
+ * A sweep (docs/sweeps.md): one strategy's grid of parameter points crossed with sessions, each
  * (session, point) pair run as a replay or a pass through the very engine `replay` and
  * `compact` use, and recorded as a `sweep_points` row (electron/store/sweeps.ts).
  *

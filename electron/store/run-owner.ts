@@ -1,5 +1,6 @@
 /**
- * Who runs a run, and whether it still can (issue 13 §3). One place for the rule:
+ * Who runs a run, and whether it still can (killed processes, two processes on one
+ * database). One place for the rule:
  * - a run records its owner (pid, host, process start identity) when it starts and
  *   refreshes `heartbeat_at` every HEARTBEAT_MS while it works;
  * - an owner on this host is alive while its pid exists with the same start identity (a

@@ -23,13 +23,13 @@ export function getSpanFacts(db: DB, summaryId: number): FactSet | null {
   return r?.span_facts ? (JSON.parse(r.span_facts) as FactSet) : null;
 }
 
-/** The facts a summary says it carries (issue 9's summarizer), or null. */
+/** The facts a summary says it carries (the extractive summarizer's), or null. */
 export function getOwnFacts(db: DB, summaryId: number): FactSet | null {
   const r = db.prepare('SELECT own_facts FROM summary_facts WHERE summary_id = ?').get(summaryId) as { own_facts: string | null } | undefined;
   return r?.own_facts ? (JSON.parse(r.own_facts) as FactSet) : null;
 }
 
-/** Issue 9: record the facts a summary carries beside its text. */
+/** Record the facts a summary carries beside its text. */
 export function setOwnFacts(db: DB, summaryId: number, own: FactSet): void {
   db.prepare('UPDATE summary_facts SET own_facts = ? WHERE summary_id = ?').run(JSON.stringify(own), summaryId);
 }

@@ -1,5 +1,5 @@
 /**
- * A loss ledger as the window shows it (issue 8 §3): retention per category as small bars
+ * A loss ledger as the window shows it: retention per category as small bars
  * with "kept/total", the most salient lost facts ("lost: `lib/foo.ex` (edited 4×), …"),
  * and the kept ones collapsed. Presentational: the DAG inspector (a summary, the source
  * tool's own compaction) and the Timeline (a firing, the source's compaction) pass it a

@@ -1,5 +1,5 @@
 /**
- * The Sweeps tab (issue 8 §4): a sweep the `sweep` CLI stored, as a chart of cost against
+ * The Sweeps tab (docs/sweeps.md): a sweep the `sweep` CLI stored, as a chart of cost against
  * retention, one point per parameter point (summed over the sweep's sessions, or one
  * session's), the Pareto front drawn as a line through the points nothing beats on both.
  * Hover reads out a point's parameters and figures; a click opens its variant (the row of

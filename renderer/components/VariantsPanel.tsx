@@ -1,5 +1,5 @@
 /**
- * The variant table of the selected session (issue 8 §1): every variant the user owns
+ * The variant table of the selected session: every variant the user owns
  * (run, summarized or saved; drafts are not variants), with what its runs add up to.
  * Click a row to load it (strategy + parameters: its DAG, context and runs show); tick
  * 2–4 rows and press Compare; rename inline; duplicate as a draft (parameters only,

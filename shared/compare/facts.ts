@@ -1,5 +1,5 @@
 /**
- * "Which facts survive in one and not the other" (issue 8 §2): at the compared call, the
+ * "Which facts survive in one and not the other" (Compare's facts table): at the compared call, the
  * facts of every turn that any column (the variants and the source tool's own compaction)
  * does not send as recorded — summarized, masked or dropped — and, per column, whether each
  * fact survives in what that column sends (shared/facts `survivesIn` over the column's

@@ -1,5 +1,5 @@
 /**
- * The comparison of 2–4 variants of one session (issue 8 §2) as it crosses the boundary:
+ * The comparison of 2–4 variants of one session (the Compare tab) as it crosses the boundary:
  * the contract's `compareVariants` result, the CLI's `compare --json` and the exports.
  * Columns are the variants plus the two baselines every replay timeline carries: no
  * compaction (`none`) and the source tool's own compactions (`source`).

@@ -1,6 +1,6 @@
 /**
  * Commands as facts: the canonical form of a shell command (its identity in a ledger) and
- * the outcome a tool result reports. One place for both so the ledger, issue 9's summarizer
+ * the outcome a tool result reports. One place for both so the ledger, the extractive summarizer
  * and survival matching agree on what "the same command" is.
  */
 

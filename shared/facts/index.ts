@@ -1,7 +1,7 @@
 /**
- * The facts of a span and the loss ledger (issue 8 §3). Pure: no Node, DOM or storage.
- * The ledger (electron/store/summary-facts.ts stores it) and issue 9's summarizer read
- * facts from here.
+ * The facts of a span and the loss ledger. Pure: no Node, DOM or storage.
+ * The ledger (electron/store/summary-facts.ts stores it) and the extractive summarizer
+ * (shared/summarize/extractive.ts) read facts from here.
  */
 export { FACT_CATEGORIES, emptyRetention, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger, type PathAction, type TodoStatus } from './types.js';
 export { extractFacts, detailOf } from './extract.js';

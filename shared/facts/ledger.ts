@@ -1,7 +1,7 @@
 /**
  * The loss ledger: which facts of a compacted span survive in what the model sees after
  * the compaction, which are lost, ranked by salience. Also the merge of fact sets (a
- * condensed summary's facts are the union of its children's; issue 9).
+ * condensed summary's facts are the union of its children's: condensation by facts).
  */
 import { numberEpoch, PresenceSlot, wordNumbers } from './word-numbers.js';
 import { copyFact, FACT_MEMO } from './fact.js';
@@ -590,7 +590,7 @@ export function survives(f: Fact, visibleText: string): boolean {
 
 /**
  * The facts a ledger scores: every fact of the span but the todo items already completed
- * as of its end (the ledger asks about open work; issue 9's summary shows done items too).
+ * as of its end (the ledger asks about open work; the extractive summary shows done items too).
  */
 export function ledgerFacts(span: FactSet): Fact[] {
   return span.facts.filter((f) => f.category !== 'todo' || f.status !== 'completed');

@@ -1,6 +1,6 @@
 /**
  * The facts of a span of turns: what a continuing agent would need to still know after the
- * span is compacted (issue 8 §3, the loss ledger; issue 9 builds its summarizer on them).
+ * span is compacted (the loss ledger; the extractive summarizer is built on them).
  */
 
 export type FactCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';

@@ -1,5 +1,5 @@
 /**
- * The loss ledger of one firing (issue 8 §3: "which facts of the compacted span survive in
+ * The loss ledger of one firing ("which facts of the compacted span survive in
  * what the model sees after it"). The compacted span is every turn before the call whose
  * treatment the firing changed (it was sent verbatim and now is summarized, masked or
  * dropped; or it moved from one summary into another, a condensation): its facts are read

@@ -51,7 +51,7 @@ export const UNLIMITED_DEPTH = -1;
 
 /**
  * Target size of a leaf summary: lossless-claw's `leafTargetTokens` default 1200 (its
- * architecture notes: leaf summaries "typically 800–1200 tokens"). Not a parameter in the issue.
+ * architecture notes: leaf summaries "typically 800–1200 tokens"). Not a parameter here.
  */
 export const DAG_LEAF_TARGET_TOKENS = 1200;
 /** Target size of a condensed summary: lossless-claw's `condensedTargetTokens` default 2000. */

@@ -9,7 +9,7 @@
  *   strategy here keeps the system prompt, and in Anthropic's format it is not a message),
  *   so keepFirst 1 keeps the first user turn, normally the task statement (in OpenHands
  *   event 0 is the system message itself, which our model keeps anyway);
- * - the issue's rule "keep the first keepFirst and the last maxTurns" is followed literally:
+ * - the rule "keep the first keepFirst and the last maxTurns" is followed literally:
  *   OpenHands' max_events includes the head (tail = max_events - keep_first);
  * - tool-cycle safety: the tail start moves EARLIER and the head end LATER to safe cuts,
  *   so a tool_use is never kept without its tool_result (or the reverse); both only keep more.

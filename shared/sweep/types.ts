@@ -1,5 +1,5 @@
 /**
- * The shapes of a sweep (issue 8 §4): one strategy's grid of parameter points crossed with
+ * The shapes of a sweep (docs/sweeps.md): one strategy's grid of parameter points crossed with
  * sessions, one row per (session, point). The contract's `listSweeps` / `getSweep` results,
  * the CLI's `sweep --json` rows and its CSV (shared/sweep/table.ts) are these.
  */

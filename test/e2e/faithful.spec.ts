@@ -1,5 +1,5 @@
 /**
- * What issue 10 asks the window to say, in Chromium on the real spotter session (306 turns,
+ * What the window says so a researcher is not misled about a design, in Chromium on the real spotter session (306 turns,
  * 140,001 tokens): Compact respects the trigger unless the Force toggle (never hidden, also
  * at 1000×700 with a run's progress in the header) is on; the plan's labels say when a tail
  * grew to keep a tool call with its result (dag's fresh tail, watermark's preserved turns,

@@ -1,5 +1,5 @@
 /**
- * The window's first minutes (issue 11), in Chromium against browser mode on a temporary
+ * The window's first minutes, in Chromium against browser mode on a temporary
  * database WITH the demo (the spotter session and Claude Code's own compaction):
  * Compact on the demo at dag's defaults, forced, produces summaries (the trigger would not fire
  * at 140,001 tokens < 150,000: Compact respects it unless Force is on, and says so); masking shows

@@ -1,5 +1,5 @@
 /**
- * The loss ledger in the window (issue 8 §3), in Chromium against browser mode on the real
+ * The loss ledger in the window, in Chromium against browser mode on the real
  * spotter transcript: a dag pass's DAG node shows its ledger in the inspector; a dag
  * replay's firing on the Timeline shows the facts it lost and Claude Code's own compaction
  * its baseline ledger; the search finds a summary hit beside the turn hits; Compare shows

@@ -16,7 +16,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const FIXTURES = path.join(ROOT, 'test/fixtures');
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
 
-/** The first stdout line of `npm run serve`, exactly as the issue specifies it. */
+/** The first stdout line of `npm run serve`, exactly as the README documents it. */
 export const SERVE_LINE = /^Compaction Studio at (http:\/\/127\.0\.0\.1:(\d+)\/)#token=(\S+)$/;
 
 export interface Studio {

@@ -1,5 +1,5 @@
 /**
- * The variant table end to end (issue 8 §1), in Chromium against browser mode on the real
+ * The variant table end to end, in Chromium against browser mode on the real
  * spotter session: dragging sliders makes no variant (counted in the SQLite file itself,
  * hidden rows included); Compact, Save and Replay make them; the table loads, renames,
  * ticks for Compare, duplicates as a draft and deletes; 200 variants paint in one frame

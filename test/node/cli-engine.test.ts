@@ -184,7 +184,7 @@ describe('export', () => {
 });
 
 describe('replay', () => {
-  it("prints the issue's document: {variantId, runId, events, totals, baselines: {none: {totals}, source: {events, totals}}}", async () => {
+  it("prints its document: {variantId, runId, events, totals, baselines: {none: {totals}, source: {events, totals}}}", async () => {
     const r = await cli(['replay', '1', '--strategy', 'watermark', '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);

@@ -1,5 +1,5 @@
 /**
- * The facts of a span and the loss ledger (shared/facts, issue 8 §3): a hand-made session
+ * The facts of a span and the loss ledger (shared/facts): a hand-made session
  * where every fact is known, then the real fixtures with pinned counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ const HAND_MADE = turnsToItems([
   turn('user', result('Exit code 2\nCompiling 3 files (.ex)\n** (CompileError) lib/spotter/annotation.ex:12: undefined function foo/1', true)),
   turn('assistant', use('Write', { file_path: '/home/u/proj/test/annotation_test.exs', content: 'defmodule AnnotationTest do end' }), use('Bash', { command: 'mix test' })),
   turn('user', result('File created successfully'), result('Finished in 0.4 seconds\n12 tests, 0 failures')),
-  turn('assistant', text('All 12 tests pass now; see https://example.com/docs/run and issue #482. Ran `mix test` in 0.4s.'), use('TodoWrite', { todos: [{ content: 'Fix annotation test', status: 'completed' }, { content: 'Run mix test', status: 'completed' }, { content: 'Push the branch', status: 'pending' }] })),
+  turn('assistant', text('All 12 tests pass now; see https://example.com/docs/run and ticket #482. Ran `mix test` in 0.4s.'), use('TodoWrite', { todos: [{ content: 'Fix annotation test', status: 'completed' }, { content: 'Run mix test', status: 'completed' }, { content: 'Push the branch', status: 'pending' }] })),
   turn('user', result('Todos have been modified successfully')),
   turn('assistant', use('Bash', { command: 'git push' })),
   turn('user', result('Exit code 128\nfatal: The current branch spotter-gqc has no upstream branch.', true)),

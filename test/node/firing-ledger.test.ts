@@ -1,5 +1,5 @@
 /**
- * The loss ledger per replay firing (issue 8 §3, shared/replay/firing-ledger.ts): the facts
+ * The loss ledger per replay firing (shared/replay/firing-ledger.ts): the facts
  * of the turns a firing compacted against the WHOLE context the model receives at the call
  * right after it (summaries and verbatim turns), on the real spotter session.
  */
@@ -75,7 +75,7 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
     // Pinned: all 71 facts survive (request 1/1, path 20/20, command 36/36, error 1/1,
     // identifier 11/11, number 2/2; no todo was open at turn 142): the fact-based extractive
-    // summarizer (issue 9) carries every fact of the seven leaves into the condensation.
+    // summarizer carries every fact of the seven leaves into the condensation.
     expect(e.ledger!.retention).toEqual({
       request: { kept: 1, total: 1 },
       todo: { kept: 0, total: 0 },

@@ -4,7 +4,7 @@
  * masking works on them ("The Complexity Trap" studies exactly this).
  *
  * The pydicom-1458 fixture's `history` (26 messages): 0 system, 1 the in-context
- * demonstration (is_demo), 2 the issue, then 12 assistant actions at 3, 5, ..., 25
+ * demonstration (is_demo), 2 the problem statement, then 12 assistant actions at 3, 5, ..., 25
  * (create, edit, python, find_file, open, edit ×4, python, rm, submit) and 11
  * observations at 4, 6, ..., 24. The last action (`submit`) has no observation in the
  * history: 12 tool calls, 11 cycles. Its `trajectory` has the same 12 steps, each with an
@@ -44,7 +44,7 @@ describe('SWE-agent classic trajectories', () => {
     ]);
     expect(turns[4]).toMatchObject({ role: 'user', blocks: [{ type: 'tool_result', tool_use_id: 'action-3', content: raw.history[4].content, is_error: false }] });
     expect(turns[25].blocks.at(-1)).toEqual({ type: 'tool_use', id: 'action-25', name: 'submit', input: { command: 'submit' } });
-    // The demonstration and the issue stay user text.
+    // The demonstration and the problem statement stay user text.
     expect(turns[1].blocks[0].type).toBe('text');
     expect(turns[2].blocks[0].type).toBe('text');
   });

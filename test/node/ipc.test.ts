@@ -136,7 +136,7 @@ describe('the operations the preload exposes', () => {
   it('are exactly the contract operations, one channel each', () => {
     const names = operationsFromArgv(['electron', '--type=renderer', operationsSwitch(OPERATIONS)]);
     expect(names).toEqual(OPERATIONS);
-    // 24 before issue 8 §1; resolveVariant became findVariant, and saveVariant, renameVariant, deleteVariant, replayDraft, compareVariants, cancelJob were added; §4 added listSweeps and getSweep.
+    // 24 before variants the user owns; resolveVariant became findVariant, and saveVariant, renameVariant, deleteVariant, replayDraft, compareVariants, cancelJob were added; sweeps added listSweeps and getSweep.
     expect(names.length).toBe(32);
     expect(new Set(names.map(operationChannel)).size).toBe(32);
     expect(operationChannel('listSessions')).toBe('studio:listSessions');

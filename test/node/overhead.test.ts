@@ -1,6 +1,6 @@
 /**
  * Overhead (shared/usage/overhead.ts): the per-session fit reported ≈ a + b × transcript,
- * and THE CHECK of issue 7: on the fixture session Claude Code compacted, the app's context
+ * and THE CHECK of the live replay's context model: on the fixture session Claude Code compacted, the app's context
  * estimate at the call before the compaction is within 5% of Claude Code's preTokens.
  */
 import path from 'node:path';
@@ -91,7 +91,7 @@ describe('overhead on spotter__258c7280 (Claude Code compacted it at preTokens 1
   it('fits a ≈ 25,421 and b ≈ 1.279 over the 102 calls before the compaction, max error 4.8%', () => {
     const { calls, overhead } = sessionUsage(db, sessionId);
     expect(calls).toHaveLength(152);
-    // MEASUREMENTS.md (its own o200k counts): a 25,395, b 1.28, max error 4.8%.
+    // Measured with a standalone script's own o200k counts (test/fixtures/README.md): a 25,395, b 1.28, max error 4.8%.
     expect(overhead).not.toBeNull();
     expect(overhead!.calls).toBe(102);
     expect(overhead!.a).toBeCloseTo(25421.28, 1);

@@ -112,7 +112,7 @@ describe('watermark pass', () => {
     expect(done.costUsd).toBeCloseTo(0.0018, 12);
   });
 
-  it('spends nothing of the session budget on a local model the price table does not list (issue 10)', async () => {
+  it('spends nothing of the session budget on a local model the price table does not list', async () => {
     const db = setup();
     const sessionId = insertSession(db, chatSession(20, 40));
     const summarizer = scriptedSummarizer({ model: 'llama3.1:8b', tokensIn: 10000, tokensOut: 500 });

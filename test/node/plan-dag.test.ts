@@ -146,7 +146,7 @@ describe('dag planner: contract', () => {
     expect(planDag(input)).toEqual(planDag(input));
   });
 
-  it('resolves the issue defaults through the registry', () => {
+  it('resolves the spec defaults through the registry', () => {
     const plan = planFor('dag', { turns: metasOf(ua(20)), summaries: [], state: {}, params: {} });
     expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 200000, freshTailCount: 16, leafChunkTokens: 20000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1, contextMeasure: 0 });
     expect(() => planFor('dag', { turns: [], summaries: [], state: {}, params: { condensedMinFanout: 1 } })).toThrow(/condensedMinFanout/);

@@ -1,5 +1,5 @@
 /**
- * Processes that die and two processes on one database (issue 13 §3), with real processes:
+ * Processes that die and two processes on one database, with real processes:
  * the CLI spawned with node + tsx, killed with SIGKILL, and a second process holding the
  * write lock. Rules: electron/store/run-owner.ts and writeTransaction in electron/store/db.ts.
  */

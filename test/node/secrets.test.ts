@@ -1,5 +1,5 @@
 /**
- * Secrets (issue 13 §4): the API key is bound to the endpoint origin it was entered for,
+ * Secrets: the API key is bound to the endpoint origin it was entered for,
  * checked against a real HTTP listener on 127.0.0.1 that records every request's headers.
  */
 import path from 'node:path';

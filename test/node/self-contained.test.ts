@@ -1,6 +1,6 @@
 /**
  * A clean clone runs its tests: no test, benchmark, script, source file or doc depends on
- * anything outside the repository (issue 11). The fixtures live in test/fixtures/ with their
+ * anything outside the repository. The fixtures live in test/fixtures/ with their
  * licenses; the shared fixture folder beside the repository on the development machine is
  * not part of a user's clone.
  */

@@ -1,5 +1,5 @@
 /**
- * The extractive summarizer (shared/summarize/extractive.ts), rebuilt on facts (issue 9):
+ * The extractive summarizer (shared/summarize/extractive.ts), rebuilt on facts:
  * sections true to their names, budgeted by salience, condensation by facts, chained
  * priors; deterministic, bounded, never empty and never the source verbatim. On a small
  * hand-made session and on the real fixtures.

@@ -1,7 +1,7 @@
 /**
  * The token count (electron/tokenizer.ts): exact on ordinary text, linear on the long
  * single-piece runs real transcripts carry (base64 of zero bytes, padding, long hashes),
- * where plain BPE is quadratic (issue 13 §1). Times are in `npm run bench -- --only tokenizer`
+ * where plain BPE is quadratic. Times are in `npm run bench -- --only tokenizer`
  * (`longRunRatioToCorpus`), never asserted here.
  */
 import fs from 'node:fs';
@@ -51,7 +51,7 @@ describe('countTokens', () => {
     }
   });
 
-  it('counts the issue\'s repro (a 300,000-character message) and a 5 MB run, never cutting a surrogate pair', () => {
+  it('counts a 300,000-character one-letter message and a 5 MB run, never cutting a surrogate pair', () => {
     // 'A' encodes 8 characters per token in o200k: 300,000 / 8.
     expect(countTokens('A'.repeat(300_000))).toBe(37_500);
     expect(countTokens('A'.repeat(5_000_000))).toBe(625_000);

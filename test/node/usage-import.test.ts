@@ -95,7 +95,7 @@ describe('Claude Code usage on spotter__258c7280 (the session Claude Code compac
     expect(compaction.preTokens).toBe(167094);
     expect(compaction.boundaryPosition).toBe(207);
     const before = calls.filter((c) => c.position < compaction.boundaryPosition);
-    // 102 calls before the boundary (MEASUREMENTS.md says 102), 50 after.
+    // 102 calls before the boundary (measured: test/fixtures/README.md), 50 after.
     expect(before).toHaveLength(102);
     expect(calls[0]).toEqual({
       position: 1,

@@ -1,5 +1,5 @@
 /**
- * Variants the user owns (issue 8 §1), through the StudioService on the real spotter
+ * Variants the user owns, through the StudioService on the real spotter
  * session (306 turns, 140,001 o200k tokens) in a temporary SQLite file: looking up the
  * variant of a slider state never creates one; Compact, Replay and Save do; the variant
  * table's figures come from the runs in one statement; rename, delete (its runs and

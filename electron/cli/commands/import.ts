@@ -4,7 +4,7 @@ import { importFiles, FORMATS, type ImportedSessionInfo } from '../../importers/
 import { isTokenizerName, TOKENIZERS } from '../../tokenizer.js';
 import { formatTable, stringOption, UsageError, type CliCommand } from '../framework.js';
 
-/** The --json shape of one imported session (fixed by issue 2). */
+/** The --json shape of one imported session (a stable shape scripts read). */
 export function importJson(s: ImportedSessionInfo): Record<string, unknown> {
   return { id: s.id, title: s.title, format: s.format, turns: s.turns, tokens: s.tokens, toolCalls: s.toolCalls, externalCompactions: s.externalCompactions, duplicate: s.duplicate };
 }

@@ -1,5 +1,5 @@
 /**
- * `ledger <session> [--variant V]`: the loss ledger (issue 8 §3): per summary, which facts
+ * `ledger <session> [--variant V]`: the loss ledger: per summary, which facts
  * of the span it covers survive in its text (retention per category) and the most salient
  * lost ones; per variant, the retention of its live summaries; and the baseline, the
  * ledger of the source tool's own compaction summary (Claude Code's) over the same turns.

@@ -10,7 +10,7 @@ import { CliError, intOption, requireSession, type CliCommand } from '../framewo
 import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 import type { ReplayTimeline } from '../../../shared/contract.js';
 
-/** The CLI's --json document of a replay (the issue's shape; `calls` with --timeline). */
+/** The CLI's --json document of a replay (variantId, runId, events, totals, baselines; `calls` with --timeline). */
 export function replayReport(t: ReplayTimeline, withCalls: boolean) {
   return {
     variantId: t.variantId,

@@ -1,5 +1,5 @@
 /**
- * Migration 6: variants the user owns (issue 8 §1). A variant is now created only by a
+ * Migration 6: variants the user owns. A variant is now created only by a
  * run (Compact, Replay) or an explicit save, never by moving a slider; before this, every
  * slider value held for 220 ms became an empty variant. Adds an editable `name` and
  * removes those empty rows: a variant with no run and no summary (pass or replay) owns

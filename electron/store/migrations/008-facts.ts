@@ -1,8 +1,8 @@
 /**
- * Migration 8: the loss ledger (issue 8 §3). One row per summary, written when the
+ * Migration 8: the loss ledger. One row per summary, written when the
  * summary is inserted (electron/engine/summary-ledger.ts): the facts of the span it
  * covers (a FactSet as JSON, shared/facts), the facts the summarizer says it carries
- * (nullable: issue 9's structured summarizer fills it), and the ledger (retention per
+ * (nullable: the extractive summarizer fills it), and the ledger (retention per
  * category and the top lost/kept facts: the contract's SummaryLedger). Adds a table; no
  * existing row is rewritten (summaries written before it simply have no ledger).
  */

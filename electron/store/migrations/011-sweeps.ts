@@ -1,5 +1,5 @@
 /**
- * Migration 11: sweeps over a corpus (issue 8 §4). A sweep is one grid of parameter points
+ * Migration 11: sweeps over a corpus (docs/sweeps.md). A sweep is one grid of parameter points
  * of one strategy crossed with a list of sessions (`sweep` CLI, electron/engine/sweep.ts);
  * each (session, point) pair is a `sweep_points` row naming the variant it resolved to and
  * the run whose figures the sweep reports. Stored so the window can draw a sweep after the

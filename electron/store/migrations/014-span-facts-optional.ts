@@ -1,6 +1,6 @@
 /**
  * Migration 14: `summary_facts.span_facts` may be NULL — "not kept". A replay's summaries
- * (issue 7) keep their ledger and their own facts but not the facts of their span: those
+ * (live replay) keep their ledger and their own facts but not the facts of their span: those
  * are read only by a later condensation of the same summary (electron/engine/summary-ledger.ts),
  * and a replay condenses its summaries from memory while it runs; no pass ever condenses
  * a replay's summary. A rolling replay re-summarizes the whole history at each firing, so
