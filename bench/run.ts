@@ -5,6 +5,7 @@
  *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
  *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the extractive summarizer's before it was built on facts (bench/baseline/extractive-1.ts) in the same run (goal <= 1.5x)
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
+ *   check      bench/check.ts     benchCheck({ turns: 3,000 })      the reference replay's time beside the fast replay's, and that they agree
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
  *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own (<= its tokens, >= 2x its retention)
@@ -19,8 +20,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'tokenizer' | 'ledger' | 'summary' | 'responsive';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'tokenizer', 'ledger', 'summary', 'responsive'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'check' | 'tokenizer' | 'ledger' | 'summary' | 'responsive';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'check', 'tokenizer', 'ledger', 'summary', 'responsive'];
 
 interface Sizes {
   importTurns: number;
@@ -67,6 +68,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
     case 'replay': {
       const benchReplay = await load<(o: { turns: number }) => Promise<Json>>('./replay.js', 'benchReplay');
       return benchReplay({ turns: sizes.passTurns });
+    }
+    case 'check': {
+      const benchCheck = await load<(o: { turns: number }) => Promise<Json>>('./check.js', 'benchCheck');
+      return benchCheck({ turns: sizes === QUICK ? 600 : 3_000 });
     }
     case 'tokenizer': {
       const benchTokenizer = await load<(o: { chars: number }) => Json>('./tokenizer.js', 'benchTokenizer');
@@ -132,6 +137,12 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
       const prev = rep.replayPreview as Record<string, Json>;
       for (const [s, r] of Object.entries(rows)) out.push(`  ${s.padEnd(11)} pass ${fmt(r.passMs)} ms, replay ${r.replayMs === null ? r.status : `${fmt(r.replayMs)} ms = ${fmt(r.ratioToPass)}x (median of ${(r.ratios as number[]).join(', ')})`}, ${fmt(r.firings)} firings, depth ${fmt(r.maxDepth)}, turns summarized ${fmt(r.passTurnsSummarized)} / ${fmt(r.replayTurnsSummarized)}; preview ${prev[s]?.medianMs === null ? prev[s]?.status : `${fmt(prev[s]?.medianMs)} ms (cpu ${fmt(prev[s]?.cpuMedianMs)} ms; whole frame ${fmt(prev[s]?.frameMedianMs)} ms; machine reference ${(prev[s]?.referenceMs as number[] | undefined)?.join(' / ') ?? '?'} ms)`}`);
     }
+  }
+  const chk = results.check;
+  if (chk) {
+    out.push('', `Reference replay vs fast replay (${fmt(chk.turns)} generated turns; the reference is quadratic: the ratio is what the fast path buys)`);
+    if (chk.error) out.push(`  error: ${chk.error}`);
+    else for (const [s, r] of Object.entries(chk.strategies as Record<string, Json>)) out.push(`  ${s.padEnd(11)} fast ${fmt(r.fastMs)} ms, reference ${fmt(r.referenceMs)} ms = ${fmt(r.referenceOverFast)}x, ${fmt(r.firings)} firings, ${r.agree ? 'agree' : 'DISAGREE'}`);
   }
   const tok = results.tokenizer;
   if (tok) {

@@ -559,6 +559,11 @@ export interface ReplayEventInfo {
   costUsd: number;
   latencyMs: number;
   /**
+   * A commit (two-line's background pass landing): the call where its pass was scheduled and
+   * summarized. Its summarizer figures above are that pass's (an abandoned one's included).
+   */
+  scheduledAt?: number;
+  /**
    * The loss ledger of this firing: the facts of the turns it compacted (summarized, masked or
    * dropped, or moved into a condensation) against the whole context the model receives at the
    * call right after it (shared/replay/firing-ledger.ts); null when it compacted no turn.

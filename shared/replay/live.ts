@@ -138,8 +138,14 @@ export interface LiveFiring {
   /** Deepest summary created. */
   maxDepth: number;
   stats: Record<string, unknown>;
-  /** What the firing's summarizer calls cost (from LiveOptions.work; zeros when not measured). */
+  /**
+   * What the firing's summarizer calls cost (from LiveOptions.work; zeros when not measured).
+   * A commit carries the work of the pass that scheduled it (made at `scheduledAt`), an
+   * abandoned one included: its summarizing was paid for although nothing landed.
+   */
   work: LiveWork;
+  /** A commit: the call where its pass was scheduled and summarized. */
+  scheduledAt?: number;
   /** The variant's strategy state right after the firing (what the view needs from then on). */
   state: VariantState;
 }
@@ -376,7 +382,10 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
   return new LiveLoop(o).run();
 }
 
-type Pending = { due: number; commit: (at: PassContext) => Promise<PassOutcome> };
+/** Deferred work: where it lands, and what its summarizing cost where it was scheduled (charged to its commit). */
+type Pending = { due: number; commit: (at: PassContext) => Promise<PassOutcome>; scheduledAt: number; work: LiveWork };
+
+const addWork = (a: LiveWork, b: LiveWork): LiveWork => ({ summarizerCalls: a.summarizerCalls + b.summarizerCalls, tokensIn: a.tokensIn + b.tokensIn, tokensOut: a.tokensOut + b.tokensOut, costUsd: a.costUsd + b.costUsd, latencyMs: a.latencyMs + b.latencyMs });
 
 /**
  * One live run. Its state is fields of one class and its steps are methods, not closures
@@ -591,7 +600,7 @@ class LiveLoop {
     return x;
   }
 
-  private async runAt(k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>): Promise<{ changedAt: number; outcome: PassOutcome } | null> {
+  private async runAt(k: number, end: number, prefix: TurnMeta[], contextBefore: number, kind: LiveFiring['kind'], work: (ctx: PassContext) => Promise<PassOutcome>, scheduled?: Pending): Promise<{ changedAt: number; outcome: PassOutcome; spent: LiveWork } | null> {
     const { o, store, firings } = this;
     const before = store.state();
     const beforeRanges = this.ranges;
@@ -603,14 +612,16 @@ class LiveLoop {
     const started = Date.now();
     const outcome = await work(ctx);
     const w1 = o.work?.() ?? NO_WORK;
-    const spent: LiveWork = { summarizerCalls: w1.summarizerCalls - w0.summarizerCalls, tokensIn: w1.tokensIn - w0.tokensIn, tokensOut: w1.tokensOut - w0.tokensOut, costUsd: w1.costUsd - w0.costUsd, latencyMs: o.work ? Date.now() - started : 0 };
+    const own: LiveWork = { summarizerCalls: w1.summarizerCalls - w0.summarizerCalls, tokensIn: w1.tokensIn - w0.tokensIn, tokensOut: w1.tokensOut - w0.tokensOut, costUsd: w1.costUsd - w0.costUsd, latencyMs: o.work ? Date.now() - started : 0 };
+    const spent = scheduled ? addWork(scheduled.work, own) : own;
+    const link = scheduled ? { scheduledAt: scheduled.scheduledAt } : {};
     const changes = store.takeChanges();
     const after = store.state();
     const changed = changes.created.length > 0 || changes.compacted.length > 0 || after !== before;
     if (!changed) {
       // Deferred work that found the history moved lands nowhere: recorded, so the timeline shows it was abandoned.
-      if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, measured, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, state: after });
-      return outcome.deferred ? { changedAt: Infinity, outcome } : null;
+      if (outcome.stats.abandoned === true) firings.push({ call: k, position: end, kind, reason: String(outcome.stats.reason ?? 'abandoned'), contextBefore, contextAfter: contextBefore, measured, created: [], compacted: [], maxDepth: 0, stats: outcome.stats, work: spent, ...link, state: after });
+      return outcome.deferred ? { changedAt: Infinity, outcome, spent } : null;
     }
     this.adopt(after);
     this.recompute(end, prefix);
@@ -630,9 +641,10 @@ class LiveLoop {
       maxDepth,
       stats: outcome.stats,
       work: spent,
+      ...link,
       state: after,
     });
-    return { changedAt: this.firstChanged(changes.created, changes.compacted, beforeRanges, beforeMask), outcome };
+    return { changedAt: this.firstChanged(changes.created, changes.compacted, beforeRanges, beforeMask), outcome, spent };
   }
 
   /**
@@ -740,7 +752,7 @@ class LiveLoop {
         if (pending && k >= pending.due) {
           this.pending = null;
           landed = true;
-          const r = await this.runAt(k, end, this.prefixAt(end), this.contextAt(k, end), 'commit', (ctx) => pending.commit(ctx));
+          const r = await this.runAt(k, end, this.prefixAt(end), this.contextAt(k, end), 'commit', (ctx) => pending.commit(ctx), pending);
           if (r) changedAt = Math.min(changedAt, r.changedAt);
         }
         // The follow-up mark: a crossing while work was pending runs the pass once more where that work landed, whatever the line.
@@ -755,7 +767,9 @@ class LiveLoop {
             if (r) {
               if (r.outcome.deferred) {
                 const deferred = r.outcome.deferred;
-                this.pending = { due: k + this.delay, commit: (at) => deferred.commit(at) };
+                // A firing that wrote nothing now (only scheduled) spent its summarizing here: the commit carries it.
+                const paid = r.changedAt === Infinity ? r.spent : NO_WORK;
+                this.pending = { due: k + this.delay, commit: (at) => deferred.commit(at), scheduledAt: k, work: paid };
               }
               changedAt = Math.min(changedAt, r.changedAt);
             }

@@ -144,6 +144,9 @@ class FiringEvent implements ReplayEventInfo {
   get latencyMs(): number {
     return this.f.work.latencyMs;
   }
+  get scheduledAt(): number | undefined {
+    return this.f.scheduledAt;
+  }
   toJSON(): ReplayEventInfo {
     return plainEvent(this);
   }
@@ -151,7 +154,7 @@ class FiringEvent implements ReplayEventInfo {
 
 /** An event as a plain object (what is stored, spread and mutated). */
 function plainEvent(e: ReplayEventInfo): ReplayEventInfo {
-  return { call: e.call, turn: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, spans: e.spans, summaryIds: e.summaryIds, maxDepth: e.maxDepth, summarizerCalls: e.summarizerCalls, tokensIn: e.tokensIn, tokensOut: e.tokensOut, costUsd: e.costUsd, latencyMs: e.latencyMs, ...(e.ledger !== undefined ? { ledger: e.ledger } : {}) };
+  return { call: e.call, turn: e.turn, kind: e.kind, reason: e.reason, contextBefore: e.contextBefore, contextAfter: e.contextAfter, spans: e.spans, summaryIds: e.summaryIds, maxDepth: e.maxDepth, summarizerCalls: e.summarizerCalls, tokensIn: e.tokensIn, tokensOut: e.tokensOut, costUsd: e.costUsd, latencyMs: e.latencyMs, ...(e.scheduledAt !== undefined ? { scheduledAt: e.scheduledAt } : {}), ...(e.ledger !== undefined ? { ledger: e.ledger } : {}) };
 }
 
 /**

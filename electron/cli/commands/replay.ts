@@ -4,11 +4,33 @@
  * says so), prices every call with prompt caching and prints
  * {variantId, runId, events, totals, baselines: {none: {totals}, source: {events, totals}}}.
  * `--timeline` adds the per-call columns. Ctrl-C cancels; nothing is written then.
+ * `--check` writes nothing: it runs the fast replay and the reference replay (the design's
+ * rule as plain loops, shared/replay/reference/) and says whether they agree (exit 0) or
+ * where they first differ (exit 1).
  */
 import { runReplay } from '../../engine/replay.js';
 import { CliError, intOption, requireSession, type CliCommand } from '../framework.js';
 import { asCliError, clampedParamsArg, concurrencyArg, ProgressBar, strategyArg, STRATEGY_OPTIONS, SUMMARIZER_OPTIONS, summarizerArg } from './engine-args.js';
 import type { ReplayTimeline } from '../../../shared/contract.js';
+import { checkSessionReplay } from '../../engine/replay-check.js';
+import { describeMeasure } from '../../../shared/usage/measure.js';
+import type { CheckResult } from '../../../shared/replay/check.js';
+
+/** The --check report: agreement, the firing calls of each side, and the first difference. */
+function checkReport(r: CheckResult) {
+  return {
+    agree: r.agree,
+    strategy: r.strategy,
+    calls: r.calls,
+    measure: r.measure,
+    summaries: 'stand-ins of their target size (the projection): the check is of the rule, not of a summarizer',
+    firings: { fast: r.fast.firings.length, reference: r.reference.firings.length },
+    firingCalls: { fast: r.fast.firings.map((f) => f.call), reference: r.reference.firings.map((f) => f.call) },
+    ms: { fast: r.fast.ms, reference: r.reference.ms },
+    firstDisagreement: r.firstDisagreement,
+    referenceFirings: r.reference.firings,
+  };
+}
 
 /** The CLI's --json document of a replay (variantId, runId, events, totals, baselines; `calls` with --timeline). */
 export function replayReport(t: ReplayTimeline, withCalls: boolean) {
@@ -28,7 +50,7 @@ export function replayReport(t: ReplayTimeline, withCalls: boolean) {
 export const command: CliCommand = {
   name: 'replay',
   summary: 'Replay a session call by call under a variant: when it fires, what the model saw, what it cost with prompt caching',
-  usage: 'replay <session> --strategy S [--set KEY=VALUE ...] [--summarizer extractive|openai] [--base-url U] [--model M] [--overhead N] [--commit-delay N] [--timeline] [--db PATH] [--json]',
+  usage: 'replay <session> --strategy S [--set KEY=VALUE ...] [--summarizer extractive|openai] [--base-url U] [--model M] [--overhead N] [--commit-delay N] [--timeline] [--check] [--db PATH] [--json]',
   description:
     "Before every model call the strategy's trigger is evaluated on what the model would receive then (summaries so far + uncovered turns + overhead); when it fires its pass runs there. Overhead comes from the session's reported usage (a + b × transcript) where it has any, else --overhead. Costs use the session's model and cache lifetime. Two baselines: no compaction, and the source tool's own compactions with its recorded usage. A second replay of the same variant makes no summarizer call (summary cache).",
   options: {
@@ -38,6 +60,7 @@ export const command: CliCommand = {
     overhead: { type: 'string', valueName: 'N', description: 'tokens each call carries beyond the transcript when the session reports no usage (default 0)' },
     'commit-delay': { type: 'string', valueName: 'N', description: 'model calls after which a background pass commits (two-line; default 1)' },
     timeline: { type: 'boolean', description: 'include the per-call columns in the JSON' },
+    check: { type: 'boolean', description: 'write nothing; run the fast replay and the reference replay (the design rule as plain loops) and report whether they agree: exit 0 when they do, 1 when they do not' },
   },
   minPositionals: 1,
   maxPositionals: 1,
@@ -47,6 +70,23 @@ export const command: CliCommand = {
     const bar = new ProgressBar(ctx.stderr, { jsonMode: ctx.jsonMode, stdoutIsTTY: ctx.stdout.isTTY });
     const strategy = strategyArg(ctx);
     const { params, notes } = clampedParamsArg(ctx, strategy);
+    if (ctx.options.check === true) {
+      let r: CheckResult;
+      try {
+        r = await checkSessionReplay(db, { sessionId: session.id, strategy, params, overheadTokens: intOption(ctx, 'overhead'), commitDelayCalls: intOption(ctx, 'commit-delay') });
+      } catch (e) {
+        throw asCliError(e);
+      }
+      if (ctx.jsonMode) ctx.json(checkReport(r));
+      else {
+        ctx.out(`Check of ${strategy} over ${r.calls} model calls (thresholds on ${describeMeasure(r.measure)}; summaries as stand-ins of their target size):`);
+        ctx.out(`  fast replay: ${r.fast.firings.length} firing(s) at calls ${r.fast.firings.map((f) => f.call).join(', ') || '-'} (${r.fast.ms} ms)`);
+        ctx.out(`  reference:   ${r.reference.firings.length} firing(s) at calls ${r.reference.firings.map((f) => f.call).join(', ') || '-'} (${r.reference.ms} ms)`);
+        const d = r.firstDisagreement;
+        ctx.out(d ? `  DISAGREE at call ${d.call} (${d.what}): fast ${JSON.stringify(d.fast)}, reference ${JSON.stringify(d.reference)}` : '  agree: the same firings, spans, figures, views and contexts at every call');
+      }
+      return r.agree ? 0 : 1;
+    }
     let result;
     try {
       result = await runReplay(db, {
