@@ -12,7 +12,8 @@
 import { setMaxListeners } from 'node:events';
 import { writeTransaction, type DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
-import { readUserPrices } from '../store/settings.js';
+import { readUserContextWindows, readUserPrices } from '../store/settings.js';
+import { loadSourceChildren } from './source-children.js';
 import { listExternalCompactions, listTurnMetas, listTurns } from '../store/turns.js';
 import { listModelCalls } from '../store/model-calls.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
@@ -53,6 +54,10 @@ export interface RunReplayOptions {
   onProgress?(p: RunProgress): void;
   onRunStarted?(ids: { runId: number; variantId: number }): void;
   cacheLimit?: number;
+  /** This session's context window in tokens, whatever its models' (default: each call's model's, shared/cost/windows.ts). */
+  contextWindow?: number | null;
+  /** Count the session's subagents in the source's recorded total (default true). */
+  includeSubagents?: boolean;
 }
 
 export interface RunReplayResult {
@@ -65,7 +70,8 @@ export interface RunReplayResult {
 
 /**
  * Everything the replay and its baselines need from the store: the turns, the usage the
- * source reported per call, its overhead fit and its own compactions.
+ * source reported per call, its overhead fit, its own compactions and its child sessions'
+ * calls (the source tool's compaction calls, its subagents).
  */
 export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
   const session = getSession(db, sessionId);
@@ -74,7 +80,7 @@ export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: num
   const usage = listModelCalls(db, sessionId);
   const external = listExternalCompactions(db, sessionId);
   const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
-  return { session, sessionId, metas, usage, fit, external, overheadTokens };
+  return { session, sessionId, metas, usage, fit, external, overheadTokens, children: loadSourceChildren(db, sessionId) };
 }
 
 /** Runs one replay. Bad parameters or an unknown session throw before any run is recorded. */
@@ -86,7 +92,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
   const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
-  const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
+  const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1, ...(o.contextWindow ? { contextWindow: o.contextWindow } : {}), ...(o.includeSubagents === false ? { includeSubagents: false } : {}) }, 'replay');
   // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
   recordOwner(db, runId);
   const stopHeartbeat = startHeartbeat(db, runId);
@@ -197,7 +203,21 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         rows.push({ ...e, state: f.state });
       });
       addRunEvents(db, runId, 'firing', rows);
-      const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
+      const t = buildTimeline({
+        source,
+        inputs,
+        prepared,
+        live,
+        runId,
+        variantId: variant.id,
+        status: 'completed',
+        events,
+        userPrices,
+        contextWindows: readUserContextWindows(db),
+        contextWindow: o.contextWindow ?? null,
+        summarizerModel: identity.kind === 'openai' ? (identity.model ?? null) : identity.kind,
+        includeSubagents: o.includeSubagents,
+      });
       // The source tool's own compactions carry their ledger as the baseline.
       const external = listExternalCompactions(db, o.sessionId);
       for (const ev of t.baselines.source.events) {

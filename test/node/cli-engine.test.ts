@@ -205,9 +205,11 @@ describe('replay', () => {
     const csv = await cli(['export', '1', '--variant', String(r.variantId), '--format', 'timeline']);
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\n');
-    expect(lines[0]).toBe('call,position,timestamp,transcript_tokens,context_tokens,no_compaction_tokens,source_recorded_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost_usd,fired');
+    expect(lines[0]).toBe('call,position,timestamp,transcript_tokens,context_tokens,no_compaction_tokens,source_recorded_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost_usd,fired,model,context_window');
     expect(lines).toHaveLength(153);
-    const fired = lines.slice(1).filter((l) => l.endsWith(',1')).map((l) => Number(l.split(',')[0]));
+    const fired = lines.slice(1).filter((l) => l.split(',')[12] === '1').map((l) => Number(l.split(',')[0]));
+    // Each call's model and its window: every call of this session is Opus 4.6 (200k).
+    expect(new Set(lines.slice(1).map((l) => l.split(',').slice(13).join(',')))).toEqual(new Set(['claude-opus-4-6,200000']));
     expect(fired).toEqual(r.events.filter((e: { kind: string }) => e.kind === 'fire').map((e: { call: number }) => e.call));
     for (const [k, l] of lines.slice(1).entries()) expect(Number(l.split(',')[4])).toBe(r.calls.context[k]);
     const same = await cli(['export', '1', '--run', String(r.runId), '--format', 'timeline']);
