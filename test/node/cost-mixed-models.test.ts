@@ -214,4 +214,20 @@ describe('the window and the source record on the spotter session (Claude Code c
     expect(text).toContain('compaction $0.1084  1 calls  Claude Code compaction call');
     expect(text).toMatch(/masking +cost \$\d+\.\d{4} {2}\(usage model error [-+]\d+\.\d%\)/);
   });
+
+  it('`prices` shows the table every figure uses, with dates and sources, and overrides it for this database', async () => {
+    const doc = JSON.parse((await cli(['prices', '--json'])).stdout);
+    const opus = doc.prices.find((r: { model: string }) => r.model === 'claude-opus-4-6');
+    expect(opus).toMatchObject({ priceFrom: 'table', input: 5, output: 25, cacheWrite5m: 6.25, cacheWrite1h: 10, cacheRead: 0.5, contextWindow: 200_000, windowFrom: 'table', asOf: '2026-11-30' });
+    expect(doc.prices.find((r: { model: string }) => r.model === 'llama-4-maverick')).toMatchObject({ priceFrom: 'none', input: null, contextWindow: 1_048_576 });
+    // Opus made free and its window cut to 100k for this database: every figure follows.
+    expect((await cli(['prices', '--set', 'claude-opus-4-6=0,0,0,0,0', '--window', 'claude-opus-4-6=100000'])).code).toBe(0);
+    const r = JSON.parse((await cli(['replay', '1', '--strategy', 'masking', '--json'])).stdout);
+    expect(r.baselines.source.lines[0].costUsd).toBe(0);
+    expect(r.windows).toEqual([{ model: 'claude-opus-4-6', tokens: 100_000, from: 'user' }]);
+    expect(r.baselines.source.totals.infeasible.message).toMatch(/^infeasible: exceeds 100,000 tokens at call \d+$/);
+    expect((await cli(['prices', '--unset', 'claude-opus-4-6'])).code).toBe(0);
+    expect(JSON.parse((await cli(['prices', '--json'])).stdout).userPrices).toEqual({});
+    expect((await cli(['prices', '--set', 'x=1'])).code).toBe(2);
+  });
 });
