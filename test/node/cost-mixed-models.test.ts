@@ -15,6 +15,8 @@ import { simulateCallColumns } from '../../shared/cost/caching.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from '../../shared/cost/windows.js';
 import { exportTimeline } from '../../shared/export/timeline.js';
 import { replayInputs } from '../../shared/replay/timeline.js';
+import { comparisonMarkdown } from '../../shared/export/comparison.js';
+import { fromReplay } from '../../renderer/plan/use-timeline.js';
 import { writeSetting } from '../../electron/store/settings.js';
 import type { DB } from '../../electron/store/db.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
@@ -125,6 +127,31 @@ describe('a mixed-model session (the real JSSoundRecorder session, three fifths 
     const rows = csv.slice(1).map((l) => l.split(','));
     expect(rows).toHaveLength(36);
     for (const r of rows) expect(r[col]).toBe(recorded.get(Number(r[header.indexOf('position')])));
+  });
+});
+
+describe("the window's Timeline and Compare rows say it too", () => {
+  let db: DB;
+  let cleanup: () => void;
+  beforeAll(() => {
+    ({ db, cleanup } = tempDb('cs-window-rows-'));
+    importFiles(db, [SPOTTER]);
+  });
+  afterAll(() => cleanup());
+
+  it('the Timeline rows flag no compaction and a variant that never fires as infeasible, and list the source line by line', async () => {
+    const t = (await runReplay(db, { sessionId: 1, strategy: 'dag', params: { tokenBudget: 100_000_000 } })).timeline!;
+    const view = fromReplay(t);
+    const row = (id: string) => view.totals.find((r) => r.id === id)!;
+    expect(row('variant')).toMatchObject({ infeasible: true, flags: 'infeasible: exceeds 200,000 tokens at call 138' });
+    expect(row('none')).toMatchObject({ infeasible: true, flags: 'infeasible: exceeds 200,000 tokens at call 138' });
+    expect(row('source')).toMatchObject({ infeasible: false, flags: '', label: "source's own, recorded" });
+    expect(row('source-simulated').label).toBe("source's own, simulated");
+    expect(view.sourceLines.map((l) => l.kind)).toEqual(['main', 'compaction', 'subagent']);
+    expect(view.usageModelError).toBe(t.baselines.source.simulated!.usageModelError);
+    // Compare's Markdown report carries the same flags beside each cost.
+    const md = comparisonMarkdown({ sessionTitle: 's', columns: [{ key: 'v', label: 'dag', status: 'replayed' }], totals: { v: t.totals }, context: null } as unknown as Parameters<typeof comparisonMarkdown>[0]);
+    expect(md).toContain('| infeasible: exceeds 200,000 tokens at call 138 |');
   });
 });
 
