@@ -191,7 +191,7 @@ describe('replay', () => {
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(['variantId', 'runId', 'events', 'totals', 'baselines']));
     expect(doc.events.length).toBeGreaterThan(1);
     for (const e of doc.events) expect(Object.keys(e)).toEqual(expect.arrayContaining(['call', 'turn', 'reason', 'contextBefore', 'contextAfter', 'spans', 'summarizerCalls', 'tokensIn', 'tokensOut', 'costUsd']));
-    expect(Object.keys(doc.totals).sort()).toEqual(['byModel', 'cacheReadTokens', 'cacheWriteTokens', 'complete', 'costUsd', 'firings', 'inputTokens', 'infeasible', 'maxDepth', 'modelCalls', 'outputTokens', 'peakContext', 'summarizerCostUsd', 'unpriced']);
+    expect(Object.keys(doc.totals).sort()).toEqual(['byModel', 'cacheReadTokens', 'cacheWriteTokens', 'complete', 'costUsd', 'firings', 'infeasible', 'inputTokens', 'maxDepth', 'modelCalls', 'outputTokens', 'peakContext', 'summarizerCostUsd', 'unpriced']);
     expect(doc.totals).toMatchObject({ modelCalls: 152, firings: doc.events.length });
     expect(doc.baselines.none.totals.modelCalls).toBe(152);
     // Claude Code's own compaction, with the app's estimate of the context before it.
