@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
+import { userContextWindowsSchema, type UserContextWindows } from './cost/windows.js';
 import { STRATEGIES } from './strategies/types.js';
 import { isPromptTemplateId, PROMPT_TEMPLATE_IDS } from './summarize/prompts.js';
 import type { ExistingSummary, Plan, StrategyName, SummaryKind, SummaryTier, VariantState } from './strategies/types.js';
@@ -57,6 +58,8 @@ export const SettingsInputSchema = z.object({
   tokenizer: TokenizerSchema.optional(),
   /** USD per million tokens by model name: override the price table, price local/unlisted models. Replaces the stored map. */
   prices: userPricesSchema.optional(),
+  /** Context windows by model name: override the window table (shared/cost/windows.ts). Replaces the stored map. */
+  contextWindows: userContextWindowsSchema.optional(),
 });
 
 /**
@@ -349,6 +352,8 @@ export interface Settings {
   tokenizer: 'o200k_base' | 'cl100k_base';
   /** The user's prices (shared/cost/prices.ts); empty when none are set. */
   prices: UserPrices;
+  /** The user's context windows by model name (shared/cost/windows.ts); empty when none are set. */
+  contextWindows: UserContextWindows;
   /**
    * Present when the API key cannot be stored encrypted (Electron on a Linux session without
    * a keyring, where safeStorage would fall back to plain text): the key is then kept in
@@ -367,6 +372,21 @@ export interface SessionUsage {
   overhead: OverheadFit | null;
   /** Transcript tokens before each call (sum of stored turn token counts at positions < call.position); parallel to `calls`. */
   transcriptBefore: number[];
+  /** The session's child sessions' usage (the source tool's compaction calls, its subagents): the source baseline counts them. */
+  children: SourceChildUsage[];
+}
+
+/** A child session's recorded calls, as the source baseline prices them. */
+export interface SourceChildUsage {
+  sessionId: number;
+  /** 'compaction': the source tool's own summarization call (Claude Code's compaction agent); 'subagent': a session the model started. */
+  kind: 'compaction' | 'subagent';
+  title: string;
+  /** A compaction call: the boundary of the compaction it produced (its marker); else null. */
+  boundaryPosition: number | null;
+  calls: ModelCallUsage[];
+  /** Tokens of the visible output of each call's assistant turn (parallel to `calls`): an output figure under half of it is a streaming placeholder. */
+  visibleOutput: number[];
 }
 
 /** The result type of each operation. */
@@ -571,6 +591,26 @@ export interface ReplayEventInfo {
   ledger?: SummaryLedger | null;
 }
 
+/** One model's share of a figure. `known` false: no price was found and its calls count $0 in `costUsd`. */
+export interface ModelCostLine {
+  model: string;
+  calls: number;
+  costUsd: number;
+  known: boolean;
+}
+
+/** A series whose context exceeds its model's window: it could not have run. */
+export interface Infeasibility {
+  /** The window it exceeds (tokens) and the model whose window that is. */
+  window: number;
+  model: string;
+  /** The first call (index) above the window, and its context. */
+  atCall: number;
+  context: number;
+  /** "infeasible: exceeds N tokens at call K". */
+  message: string;
+}
+
 export interface ReplayTotals {
   modelCalls: number;
   inputTokens: number;
@@ -583,6 +623,28 @@ export interface ReplayTotals {
   peakContext: number;
   firings: number;
   maxDepth: number;
+  /** Cost per model (the calls at each model, priced at it; the summarizer's calls under its model). Absent in timelines stored before it existed. */
+  byModel?: ModelCostLine[];
+  /** Calls no price covers (counted $0 in `costUsd`): the figure is then incomplete. */
+  unpriced?: { calls: number; models: string[]; message: string } | null;
+  /** False when `unpriced` is set: `costUsd` is a lower bound, never the cost. */
+  complete?: boolean;
+  /** Where the series exceeds its model's context window; its cost is then what it would have cost. */
+  infeasible?: Infeasibility | null;
+}
+
+/** One line of the source's recorded cost: its main session, each compaction call of the source tool, each subagent. */
+export interface SourceCostLine {
+  kind: 'main' | 'compaction' | 'subagent';
+  sessionId: number;
+  label: string;
+  calls: number;
+  costUsd: number;
+  byModel: ModelCostLine[];
+  /** Calls whose last recorded `output_tokens` is under half their visible output: a streaming placeholder, a floor. */
+  placeholderOutputCalls: number;
+  /** Calls with placeholder input figures (shared/usage/placeholder.ts): not priced. */
+  placeholderInputCalls: number;
 }
 
 /** A compaction the source tool itself made, with the app's context estimate at the call before it. */
@@ -605,8 +667,16 @@ export interface ReplayTimeline {
   status: RunStatus;
   /** How context was measured: a + b × view tokens, fitted from reported usage or a parameter. */
   contextModel: { a: number; b: number; source: 'fit' | 'parameter' };
-  /** Model whose prices the costs use, and whether the price table knows it. */
-  pricing: { model: string; known: boolean; ttl: '5m' | '1h' };
+  /**
+   * Prices: each call at the model the source used for it (`model`: the session's most used,
+   * for the summary line; `models`: every one the calls use, in order of first use), and
+   * whether the price table knows them.
+   */
+  pricing: { model: string; known: boolean; ttl: '5m' | '1h'; models?: string[] };
+  /** Each call's model (index into `pricing.models`), in call order. */
+  callModel?: number[];
+  /** The context window per model the feasibility checks use (tokens), and where each comes from. */
+  windows?: Array<{ model: string; tokens: number; from: 'override' | 'user' | 'table' | 'default' }>;
   lines: Array<{ label: string; tokens: number }>;
   note: string | null;
   calls: ReplayCallColumns;
@@ -615,7 +685,23 @@ export interface ReplayTimeline {
   baselines: {
     /** No compaction: the whole transcript at every call; where it would overflow the window. */
     none: { context: number[]; totals: ReplayTotals; contextWindow: number; overflowAtCall: number | null };
-    /** The source tool's own compactions: the recorded context per call where reported, its compactions as events. */
-    source: { context: Array<number | null>; events: SourceCompactionEvent[]; totals: ReplayTotals };
+    /**
+     * The source tool's own compactions: the recorded context per call where reported, its
+     * compactions as events. `totals` is what the source recorded: the main session's calls,
+     * the source tool's own compaction calls and (when `includesSubagents`) its subagents' calls,
+     * one line each in `lines`. `simulated`: the same compactions through the app's usage model
+     * (context model and caching), so `usageModelError` = simulated ÷ recorded − 1 over the main
+     * and compaction calls is the error bar of every simulated figure on this session.
+     */
+    source: {
+      context: Array<number | null>;
+      events: SourceCompactionEvent[];
+      totals: ReplayTotals;
+      lines?: SourceCostLine[];
+      includesSubagents?: boolean;
+      simulated?: { totals: ReplayTotals; recordedUsd: number; usageModelError: number | null };
+      /** Calls (main, compaction and counted subagents) whose final output_tokens is a streaming placeholder. */
+      placeholderOutputCalls?: number;
+    };
   };
 }

@@ -20,6 +20,7 @@ import { listModelCalls } from '../store/model-calls.js';
 import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
 import type { ReplaySource } from '../../shared/replay/timeline.js';
 import { measureAtCall } from '../../shared/replay/measure-at.js';
+import { loadSourceChildren } from './source-children.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
@@ -157,7 +158,8 @@ export interface PlanSessionOptions {
 
 /**
  * Everything the replay and its baselines need from the store: the turns, the usage the
- * source reported per call, its overhead fit and its own compactions.
+ * source reported per call, its overhead fit, its own compactions and its child sessions'
+ * calls (the source tool's compaction calls, its subagents).
  */
 export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
   const session = getSession(db, sessionId);
@@ -166,7 +168,7 @@ export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: num
   const usage = listModelCalls(db, sessionId);
   const external = listExternalCompactions(db, sessionId);
   const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
-  return { session, sessionId, metas, usage, fit, external, overheadTokens };
+  return { session, sessionId, metas, usage, fit, external, overheadTokens, children: loadSourceChildren(db, sessionId) };
 }
 
 /** The pure planner over the stored session: no summarizer call, no write. */

@@ -11,7 +11,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { writeTransaction, type DB } from '../store/db.js';
-import { readUserPrices } from '../store/settings.js';
+import { readUserContextWindows, readUserPrices } from '../store/settings.js';
 import { listExternalCompactions, listTurns } from '../store/turns.js';
 import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
@@ -50,6 +50,10 @@ export interface RunReplayOptions {
   onProgress?(p: RunProgress): void;
   onRunStarted?(ids: { runId: number; variantId: number }): void;
   cacheLimit?: number;
+  /** This session's context window in tokens, whatever its models' (default: each call's model's, shared/cost/windows.ts). */
+  contextWindow?: number | null;
+  /** Count the session's subagents in the source's recorded total (default true). */
+  includeSubagents?: boolean;
 }
 
 export interface RunReplayResult {
@@ -69,7 +73,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
   const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
-  const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
+  const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1, ...(o.contextWindow ? { contextWindow: o.contextWindow } : {}), ...(o.includeSubagents === false ? { includeSubagents: false } : {}) }, 'replay');
   // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
   recordOwner(db, runId);
   const stopHeartbeat = startHeartbeat(db, runId);
@@ -180,7 +184,21 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         rows.push({ ...e, state: f.state });
       });
       addRunEvents(db, runId, 'firing', rows);
-      const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
+      const t = buildTimeline({
+        source,
+        inputs,
+        prepared,
+        live,
+        runId,
+        variantId: variant.id,
+        status: 'completed',
+        events,
+        userPrices,
+        contextWindows: readUserContextWindows(db),
+        contextWindow: o.contextWindow ?? null,
+        summarizerModel: identity.kind === 'openai' ? (identity.model ?? null) : identity.kind,
+        includeSubagents: o.includeSubagents,
+      });
       // The source tool's own compactions carry their ledger as the baseline.
       const external = listExternalCompactions(db, o.sessionId);
       for (const ev of t.baselines.source.events) {

@@ -8,6 +8,7 @@ import type { DB } from '../store/db.js';
 import { childSessions, getSession, listSessions, sessionInfoOf, type SessionSummary } from '../store/sessions.js';
 import { listModelCalls } from '../store/model-calls.js';
 import { listExternalCompactions, listTurnMetas } from '../store/turns.js';
+import { loadSourceChildren } from '../engine/source-children.js';
 import { StudioError, type SessionDetail, type SessionInfo, type SessionUsage, type TurnMetaColumns } from '../../shared/contract.js';
 import { fitSessionOverhead, transcriptTokensBefore } from '../../shared/usage/overhead.js';
 
@@ -68,5 +69,5 @@ export function sessionUsage(db: DB, sessionId: number): SessionUsage {
   );
   // Compactions come ordered by boundary position: the first one ends the uncompacted context.
   const firstCompaction = listExternalCompactions(db, sessionId)[0]?.boundaryPosition ?? null;
-  return { calls, overhead: fitSessionOverhead(calls, transcriptBefore, firstCompaction), transcriptBefore };
+  return { calls, overhead: fitSessionOverhead(calls, transcriptBefore, firstCompaction), transcriptBefore, children: loadSourceChildren(db, sessionId) };
 }

@@ -1,10 +1,10 @@
 /**
- * The window's settings (summarizer choice, concurrency, tokenizer, the user's prices): their defaults and
+ * The window's settings (summarizer choice, concurrency, tokenizer, the user's prices and context windows): their defaults and
  * validation, over the store's `settings` table (electron/store/settings.ts). The API
  * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
 import { writeTransaction, type DB } from '../store/db.js';
-import { readSetting, readUserPrices, writeSetting } from '../store/settings.js';
+import { readSetting, readUserContextWindows, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
 import { originOf, type SecretStore } from './secrets.js';
 
@@ -26,6 +26,7 @@ export function readSettings(db: DB, secrets: SecretStore): Settings {
     concurrency: typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : DEFAULT_SETTINGS.concurrency,
     tokenizer: tokenizer.success ? tokenizer.data : DEFAULT_SETTINGS.tokenizer,
     prices: readUserPrices(db),
+    contextWindows: readUserContextWindows(db),
     ...keyStorageNotice(secrets),
   };
 }
@@ -45,6 +46,7 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
     if (input.concurrency !== undefined) writeSetting(db, 'concurrency', input.concurrency);
     if (input.tokenizer !== undefined) writeSetting(db, 'tokenizer', input.tokenizer);
     if (input.prices !== undefined) writeSetting(db, 'prices', input.prices);
+    if (input.contextWindows !== undefined) writeSetting(db, 'contextWindows', input.contextWindows);
   });
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey, keyOrigin);
   return readSettings(db, secrets);

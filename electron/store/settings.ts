@@ -4,6 +4,7 @@
  */
 import type { DB } from './db.js';
 import { userPricesSchema, type UserPrices } from '../../shared/cost/prices.js';
+import { userContextWindowsSchema, type UserContextWindows } from '../../shared/cost/windows.js';
 
 /** The stored value of `key`, or undefined when the key is missing or its JSON is malformed. */
 export function readSetting(db: DB, key: string): unknown {
@@ -33,5 +34,14 @@ export function writeSetting(db: DB, key: string, value: unknown): void {
  */
 export function readUserPrices(db: DB): UserPrices {
   const parsed = userPricesSchema.safeParse(readSetting(db, 'prices') ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/**
+ * The user's context windows (tokens by model name; shared/cost/windows.ts): every replay and
+ * projection on this database checks feasibility with them. {} when none are set or malformed.
+ */
+export function readUserContextWindows(db: DB): UserContextWindows {
+  const parsed = userContextWindowsSchema.safeParse(readSetting(db, 'contextWindows') ?? {});
   return parsed.success ? parsed.data : {};
 }

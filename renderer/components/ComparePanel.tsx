@@ -10,6 +10,7 @@
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 import type { ReplayTotals, VariantInfo } from '../../shared/contract.js';
+import { figureFlags } from '../../shared/cost/figures.js';
 import type { ColumnContext, CompareColumn, Comparison, ContextComparison, TurnFate } from '../../shared/compare/types.js';
 import { TURN_FATES } from '../../shared/compare/types.js';
 import { MAX_COMPARED_VARIANTS } from '../../shared/compare/compare.js';
@@ -86,7 +87,14 @@ function TotalsTable({ c, onReplay }: { c: Comparison; onReplay(col: CompareColu
                     <span className="chip">one pass as of call {col.asOfCall}</span>
                   ) : null}
                 </th>
-                <td>{cell(t, (x) => usd(x.costUsd))}</td>
+                <td className={t && (t.infeasible || t.complete === false) ? 'figure-flagged' : undefined}>
+                  {cell(t, (x) => usd(x.costUsd))}
+                  {t && figureFlags(t) ? (
+                    <div className="figure-flags small" data-testid={`compare-flags-${col.key}`}>
+                      {figureFlags(t)}
+                    </div>
+                  ) : null}
+                </td>
                 <td>{cell(t, (x) => formatCompact(x.inputTokens))}</td>
                 <td>{cell(t, (x) => formatCompact(x.cacheReadTokens))}</td>
                 <td>{cell(t, (x) => formatCompact(x.peakContext))}</td>

@@ -8,6 +8,8 @@ import { useEffect, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Settings } from '../../shared/contract.js';
 import { userPricesSchema, type UserPrices } from '../../shared/cost/prices.js';
+import { userContextWindowsSchema, type UserContextWindows } from '../../shared/cost/windows.js';
+import { PriceTable } from './PriceTable.js';
 import { keys, useApi, useSettings, useTransport } from '../api/queries.js';
 import { actions, useStudio } from '../state/store.js';
 import { readThemeChoice, setThemeChoice, THEME_CHOICES, type ThemeChoice } from '../state/theme.js';
@@ -65,11 +67,13 @@ export function SettingsDialog() {
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [pricesText, setPricesText] = useState('{}');
+  const [windowsText, setWindowsText] = useState('{}');
 
   useEffect(() => {
     if (open && settings.data) {
       setDraft(settings.data);
       setPricesText(JSON.stringify(settings.data.prices, null, 2));
+      setWindowsText(JSON.stringify(settings.data.contextWindows ?? {}, null, 2));
       setApiKey('');
       setClearKey(false);
       setError(null);
@@ -91,10 +95,11 @@ export function SettingsDialog() {
     setError(null);
     try {
       const prices = parsePrices(pricesText);
+      const contextWindows = parseWindows(windowsText);
       // Edited prompt templates (the strategy panel's Prompts section) are kept whichever kind is chosen.
       const prompts = draft.summarizer.prompts ? { prompts: draft.summarizer.prompts } : {};
       const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined, ...prompts } : { kind: 'extractive' as const, ...prompts };
-      const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, prices, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
+      const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, prices, contextWindows, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
       client.setQueryData(keys.settings, next);
       // The summarizer is part of a variant's identity.
       void client.invalidateQueries({ queryKey: ['variant'] });
@@ -189,6 +194,15 @@ export function SettingsDialog() {
                   setError(null);
                 }}
               />
+              <label htmlFor="set-windows" className="small">
+                Context windows (tokens by model name, over the built-in table; e.g. a local model run with a smaller num_ctx): {'{"llama3.1:8b": 8192}'}
+              </label>
+              <textarea id="set-windows" data-testid="settings-windows" rows={2} spellCheck={false} value={windowsText} onChange={(e) => {
+                  setWindowsText(e.currentTarget.value);
+                  setError(null);
+                }}
+              />
+              <PriceTable prices={s.prices} windows={s.contextWindows ?? {}} />
             </fieldset>
             {error ? <div className="form-error" role="alert">{error}</div> : null}
             <div className="modal-actions">
@@ -216,5 +230,18 @@ function parsePrices(text: string): UserPrices {
   }
   const parsed = userPricesSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`Prices: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/** The context-windows field: JSON checked by the contract's schema. */
+function parseWindows(text: string): UserContextWindows {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.trim() === '' ? '{}' : text);
+  } catch (e) {
+    throw new Error(`Context windows: not valid JSON (${(e as Error).message})`, { cause: e });
+  }
+  const parsed = userContextWindowsSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`Context windows: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }

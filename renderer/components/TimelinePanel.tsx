@@ -220,7 +220,16 @@ function TotalsRow({ r, testId, className, swatch }: { r: TimelineTotalsRow; tes
         {r.label}
       </th>
       <td>{formatInt(r.modelCalls)}</td>
-      <td>{formatUsd(r.costUsd)}</td>
+      <td className={r.infeasible || !r.complete ? 'figure-flagged' : undefined} title={r.byModel.map((l) => `${l.model}: ${l.calls} calls, ${l.known ? formatUsd(l.costUsd) : 'unpriced'}`).join('\n') || undefined}>
+        {formatUsd(r.costUsd)}
+        {r.infeasible ? <span className="muted small"> (would have cost)</span> : null}
+        {!r.complete ? <span className="muted small"> (incomplete)</span> : null}
+        {r.flags ? (
+          <div className="figure-flags small" data-testid={`${testId}-flags`}>
+            {r.flags}
+          </div>
+        ) : null}
+      </td>
       <td>{dash(r.cacheRead, formatCompact)}</td>
       <td>{dash(r.cacheWrite, formatCompact)}</td>
       <td>{dash(r.firings)}</td>
@@ -255,6 +264,31 @@ function Totals({ view, overlays }: { view: TimelineView; overlays: readonly Ove
         ))}
       </tbody>
     </table>
+    <SourceLines view={view} />
+    </div>
+  );
+}
+
+/** The source's recorded total line by line, the placeholders in it, and the usage model's error (the error bar of every simulated figure). */
+function SourceLines({ view }: { view: TimelineView }) {
+  if (view.sourceLines.length === 0) return null;
+  const err = view.usageModelError;
+  return (
+    <div className="timeline-source-lines small" data-testid="timeline-source-lines">
+      <div className="muted">
+        Source recorded = main session + the source tool&apos;s own compaction calls{view.includesSubagents === false ? ' (subagents left out)' : ' + its subagents'}:
+      </div>
+      <ul>
+        {view.sourceLines.map((l) => (
+          <li key={`${l.kind}${l.sessionId}`} data-testid={`timeline-source-line-${l.kind}`}>
+            {l.kind} · {formatUsd(l.costUsd)} · {formatInt(l.calls)} calls · {l.label}
+            {l.placeholderOutputCalls > 0 ? <span className="muted"> · {l.placeholderOutputCalls} with a streaming placeholder as output (a floor)</span> : null}
+          </li>
+        ))}
+      </ul>
+      <div data-testid="timeline-usage-model-error">
+        {err === null ? 'Usage model error: not measured (the source never compacted).' : `Usage model error on this session: ${err >= 0 ? '+' : ''}${(err * 100).toFixed(1)}% (the source's own compactions simulated vs recorded) — the error bar of every simulated cost above.`}
+      </div>
     </div>
   );
 }
@@ -433,7 +467,7 @@ export const TimelinePanel = memo(function TimelinePanel({ wb }: { wb: Workbench
         </span>
         <span className="muted small">
           {formatInt(view.calls)} model calls
-          {view.pricing ? ` · prices: ${view.pricing.model}${view.pricing.known ? '' : ' (unlisted: $0)'}` : ''}
+          {view.pricing ? ` · each call priced at its model: ${(view.pricing.models ?? [view.pricing.model]).join(', ')}${view.pricing.known ? '' : ' (some unpriced: counted, not $0)'}` : ''}
         </span>
         {stale || replayPending ? <span className="muted small">{replayPending ? 'replaying…' : 'updating…'}</span> : null}
       </div>

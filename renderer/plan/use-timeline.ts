@@ -7,6 +7,7 @@
  */
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SummaryLedger } from '../../shared/contract.js';
+import { figureFlags } from '../../shared/cost/figures.js';
 import { projectTimeline } from '../../shared/replay/projection.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import { prepareStrategy } from '../../shared/strategies/index.js';
@@ -32,8 +33,14 @@ export interface TimelineSourceEvent {
 }
 
 export interface TimelineTotalsRow {
-  id: 'variant' | 'none' | 'source';
+  id: 'variant' | 'none' | 'source' | 'source-simulated';
   label: string;
+  /** "infeasible: exceeds N tokens at call K" and "unpriced: N calls (model …)", joined ("" when none). */
+  flags: string;
+  infeasible: boolean;
+  /** False when calls at a model no price covers count $0 (the cost is a lower bound). */
+  complete: boolean;
+  byModel: NonNullable<ReplayTotals['byModel']>;
   modelCalls: number;
   costUsd: number | null;
   cacheRead: number | null;
@@ -68,10 +75,16 @@ export interface TimelineView {
   contextWindow: number | null;
   overflowAtCall: number | null;
   pricing: ReplayTimeline['pricing'] | null;
+  /** The source's recorded total, line by line (main session, its compaction calls, subagents), and whether subagents are in it. */
+  sourceLines: NonNullable<ReplayTimeline['baselines']['source']['lines']>;
+  includesSubagents: boolean | null;
+  /** Simulated source ÷ recorded − 1: the usage model's error on this session (null: not measured). */
+  usageModelError: number | null;
+  placeholderOutputCalls: number;
 }
 
 function totalsRow(id: TimelineTotalsRow['id'], label: string, t: ReplayTotals): TimelineTotalsRow {
-  return { id, label, modelCalls: t.modelCalls, costUsd: t.costUsd + t.summarizerCostUsd, cacheRead: t.cacheReadTokens, cacheWrite: t.cacheWriteTokens, firings: t.firings, maxDepth: t.maxDepth, peakContext: t.peakContext };
+  return { id, label, flags: figureFlags(t), infeasible: Boolean(t.infeasible), complete: t.complete !== false, byModel: t.byModel ?? [], modelCalls: t.modelCalls, costUsd: t.costUsd + t.summarizerCostUsd, cacheRead: t.cacheReadTokens, cacheWrite: t.cacheWriteTokens, firings: t.firings, maxDepth: t.maxDepth, peakContext: t.peakContext };
 }
 
 function cumulative(xs: readonly number[]): number[] {
@@ -111,11 +124,17 @@ export function fromReplay(t: ReplayTimeline, kind: TimelineView['kind'] = 'repl
     totals: [
       totalsRow('variant', projected ? `${t.strategy} (projected)` : t.strategy, t.totals),
       totalsRow('none', 'no compaction', t.baselines.none.totals),
-      ...(t.baselines.source.context.some((c) => c !== null) ? [totalsRow('source', "source's own", t.baselines.source.totals)] : []),
+      ...(t.baselines.source.context.some((c) => c !== null)
+        ? [...(t.baselines.source.simulated && t.baselines.source.events.length > 0 ? [totalsRow('source-simulated', "source's own, simulated", t.baselines.source.simulated.totals)] : []), totalsRow('source', "source's own, recorded", t.baselines.source.totals)]
+        : []),
     ],
     contextWindow: t.baselines.none.contextWindow,
     overflowAtCall: t.baselines.none.overflowAtCall,
     pricing: t.pricing,
+    sourceLines: t.baselines.source.lines ?? [],
+    includesSubagents: t.baselines.source.includesSubagents ?? null,
+    usageModelError: t.baselines.source.simulated?.usageModelError ?? null,
+    placeholderOutputCalls: t.baselines.source.placeholderOutputCalls ?? 0,
   };
 }
 
@@ -148,11 +167,13 @@ export function useTimeline(wb: Workbench): TimelineState {
 
   // Projection: deferred and settled like the live plan, so a moving slider never waits for it.
   const detail = useSessionDetail(sessionId);
-  const prices = useSettings(true).data?.prices;
+  const settingsData = useSettings(true).data;
+  const prices = settingsData?.prices;
+  const contextWindows = settingsData?.contextWindows;
   const external = detail.data?.externalCompactions_ ?? NO_COMPACTIONS;
   const input = useMemo(
-    () => ({ sessionId, strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, external, prices, usageDone: (!usage.isPending && !detail.isPending) || sessionId === null }),
-    [sessionId, wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, external, prices, detail.isPending],
+    () => ({ sessionId, strategy: wb.strategy, params: wb.params, metas: wb.metas, usage: usage.data, external, prices, contextWindows, usageDone: (!usage.isPending && !detail.isPending) || sessionId === null }),
+    [sessionId, wb.strategy, wb.params, wb.metas, usage.data, usage.isPending, external, prices, contextWindows, detail.isPending],
   );
   const deferred = useDeferredValue(input);
   const settled = useDebounced(deferred, PROJECTION_SETTLE_MS);
@@ -161,13 +182,13 @@ export function useTimeline(wb: Workbench): TimelineState {
     if (settled.metas.length === 0 || !settled.usageDone || settled.sessionId === null) return;
     let live = true;
     // The very inputs and timeline the engine's replay uses (shared/replay/timeline.ts), with projected summaries.
-    const source = { sessionId: settled.sessionId, metas: settled.metas, usage: settled.usage?.calls ?? NO_USAGE, fit: settled.usage?.overhead ?? null, external: settled.external };
+    const source = { sessionId: settled.sessionId, metas: settled.metas, usage: settled.usage?.calls ?? NO_USAGE, fit: settled.usage?.overhead ?? null, external: settled.external, children: settled.usage?.children ?? [] };
     const inputs = replayInputs(source);
     (async () => {
       try {
         const prepared = prepareStrategy(settled.strategy, settled.params);
         const r = await projectTimeline({ prepared, metas: settled.metas, model: inputs.model, calls: inputs.calls });
-        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings, { lazy: true }), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices });
+        const t = buildTimeline({ source, inputs, prepared, live: r, events: firingEvents(r.firings, { lazy: true }), runId: 0, variantId: 0, status: 'completed', userPrices: settled.prices, contextWindows: settled.contextWindows });
         // The source's own summaries are real even in a projection: their ledgers come with the session.
         for (const ev of t.baselines.source.events) ev.ledger = settled.external.find((x) => x.boundaryPosition === ev.turn)?.ledger ?? null;
         if (live) setProjection({ input: settled, view: fromReplay(t, 'projected'), error: null });

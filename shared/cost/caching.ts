@@ -61,7 +61,14 @@ export interface CallCost {
 }
 
 export interface SimOptions {
+  /** The model of every call, unless `callModels` names each call's own. */
   model: string;
+  /**
+   * Each call's own model: `index[k]` is the position in `names` of call k's model. A call
+   * whose model is not the previous call's reads nothing from the cache (a provider's cache
+   * is per model) and is priced at its own model's rates and caching rules.
+   */
+  callModels?: { names: readonly string[]; index: ArrayLike<number> };
   /** Anthropic's write lifetime (and rate); OpenAI has none to choose. */
   ttl: CacheTtl;
   userPrices?: UserPrices;
@@ -92,6 +99,14 @@ export interface CostColumns {
   uncachedInputTokens: Float64Array;
   costUsd: Float64Array;
   totals: CostTotals;
+  /** The same sums per model, in the order the models first appear among the calls. */
+  byModel: ModelCostTotals[];
+}
+
+/** Sums of the calls made at one model; `known` false when no price was found (its cost then counts 0). */
+export interface ModelCostTotals extends CostTotals {
+  model: string;
+  known: boolean;
 }
 
 /**
@@ -99,39 +114,51 @@ export interface CostColumns {
  * The one simulation (simulateCalls reads its objects through it).
  */
 export function simulateCallColumns(c: SimColumns, opts: SimOptions): CostColumns {
-  const price = priceOf(opts.model, opts.userPrices);
-  const provider: Provider = price.provider ?? opts.provider ?? 'openai';
-  if (provider !== 'anthropic' && provider !== 'openai') {
-    const unreachable: never = provider;
-    throw new Error(`unknown provider ${String(unreachable)}`);
-  }
+  const names = opts.callModels?.names ?? [opts.model];
+  const modelIndex = opts.callModels?.index;
+  // One rate card per model, looked up once (a replay prices ~50,000 calls per projection).
+  const cards = names.map((name) => {
+    const price = priceOf(name, opts.userPrices);
+    const provider: Provider = price.provider ?? opts.provider ?? 'openai';
+    if (provider !== 'anthropic' && provider !== 'openai') {
+      const unreachable: never = provider;
+      throw new Error(`unknown provider ${String(unreachable)}`);
+    }
+    const anthropic = provider === 'anthropic';
+    return { price, anthropic, expiryMs: anthropic ? CACHE_TTL_MS[opts.ttl] : OPENAI_IDLE_EXPIRY_MS, writeRate: opts.ttl === '1h' ? price.cacheWrite1h : price.cacheWrite5m };
+  });
   const n = c.count;
   const buffer = new ArrayBuffer(4 * 8 * n);
+  const emptyTotals = (): CostTotals => ({ calls: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 });
   const out: CostColumns = {
     count: n,
     cacheReadTokens: new Float64Array(buffer, 0, n),
     cacheWriteTokens: new Float64Array(buffer, 8 * n, n),
     uncachedInputTokens: new Float64Array(buffer, 16 * n, n),
     costUsd: new Float64Array(buffer, 24 * n, n),
-    totals: { calls: n, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 },
+    totals: { ...emptyTotals(), calls: n },
+    byModel: [],
   };
-  const anthropic = provider === 'anthropic';
-  const expiryMs = anthropic ? CACHE_TTL_MS[opts.ttl] : OPENAI_IDLE_EXPIRY_MS;
-  const writeRate = opts.ttl === '1h' ? price.cacheWrite1h : price.cacheWrite5m;
+  const perModel: Array<ModelCostTotals | undefined> = new Array(names.length);
   const t = out.totals;
+  let previousModel = -1;
   for (let k = 0; k < n; k++) {
+    const m = modelIndex ? modelIndex[k] : 0;
+    const card = cards[m];
+    const { price, anthropic } = card;
     const prompt = c.promptTokens[k];
-    // The prefix the previous call left in the cache and this call can reuse (0 on the first call or after expiry;
-    // an unknown time on either side: assume nothing expired).
+    // The prefix the previous call left in the cache and this call can reuse (0 on the first call, after expiry or
+    // when the model changed; an unknown time on either side: assume nothing expired).
     let shared = 0;
-    if (k > 0 && !(c.timestampMs[k] - c.timestampMs[k - 1] > expiryMs)) shared = Math.max(0, Math.min(c.sharedPrefixTokens[k], c.promptTokens[k - 1], prompt));
+    if (k > 0 && m === previousModel && !(c.timestampMs[k] - c.timestampMs[k - 1] > card.expiryMs)) shared = Math.max(0, Math.min(c.sharedPrefixTokens[k], c.promptTokens[k - 1], prompt));
+    previousModel = m;
     // Anthropic, one breakpoint at the end of the prompt: read what the previous prompt cached, write the rest.
     // OpenAI: a hit from 1,024 shared tokens, in 128-token steps; nothing written.
     const read = anthropic ? shared : shared >= OPENAI_MIN_CACHED_TOKENS ? Math.floor(shared / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT : 0;
     const write = anthropic ? prompt - read : 0;
     const uncached = prompt - read - write;
     const output = c.outputTokens[k];
-    const cost = (read * price.cacheRead + write * writeRate + uncached * price.input + output * price.output) / PER_MILLION;
+    const cost = (read * price.cacheRead + write * card.writeRate + uncached * price.input + output * price.output) / PER_MILLION;
     out.cacheReadTokens[k] = read;
     out.cacheWriteTokens[k] = write;
     out.uncachedInputTokens[k] = uncached;
@@ -142,6 +169,18 @@ export function simulateCallColumns(c: SimColumns, opts: SimOptions): CostColumn
     t.uncachedInputTokens += uncached;
     t.outputTokens += output;
     t.costUsd += cost;
+    let pm = perModel[m];
+    if (pm === undefined) {
+      pm = perModel[m] = { ...emptyTotals(), model: names[m], known: price.known };
+      out.byModel.push(pm);
+    }
+    pm.calls += 1;
+    pm.promptTokens += prompt;
+    pm.cacheReadTokens += read;
+    pm.cacheWriteTokens += write;
+    pm.uncachedInputTokens += uncached;
+    pm.outputTokens += output;
+    pm.costUsd += cost;
   }
   return out;
 }
@@ -196,4 +235,60 @@ export function priceRecordedUsage(u: ModelCallUsage, userPrices?: UserPrices, o
   const writes = options.cacheWriteRate === '5m' ? (w5 + w1) * p.cacheWrite5m : w5 * p.cacheWrite5m + w1 * p.cacheWrite1h;
   const costUsd = ((u.inputTokens ?? 0) * p.input + writes + (u.cacheReadTokens ?? 0) * p.cacheRead + (u.outputTokens ?? 0) * p.output) / PER_MILLION;
   return { costUsd, known: p.known };
+}
+
+/** What the source's own calls cost, as columns: NaN where a call has no trusted record. */
+export interface RecordedColumns {
+  cacheReadTokens: Float64Array;
+  cacheWriteTokens: Float64Array;
+  uncachedInputTokens: Float64Array;
+  costUsd: Float64Array;
+}
+
+/** Each call's recorded usage priced (`usage[k]` undefined: no record, NaN), one price lookup per model. */
+export function recordedCallColumns(usage: ReadonlyArray<ModelCallUsage | undefined>, userPrices?: UserPrices): RecordedColumns {
+  const n = usage.length;
+  const out: RecordedColumns = { cacheReadTokens: new Float64Array(n).fill(NaN), cacheWriteTokens: new Float64Array(n).fill(NaN), uncachedInputTokens: new Float64Array(n).fill(NaN), costUsd: new Float64Array(n).fill(NaN) };
+  const prices = new Map<string, ReturnType<typeof priceOf>>();
+  for (let k = 0; k < n; k++) {
+    const u = usage[k];
+    if (!u) continue;
+    const model = u.model ?? '';
+    let p = prices.get(model);
+    if (!p) prices.set(model, (p = priceOf(model, userPrices)));
+    const w5 = u.cacheWrite5mTokens ?? 0;
+    const w1 = u.cacheWrite1hTokens ?? 0;
+    out.cacheReadTokens[k] = u.cacheReadTokens ?? 0;
+    out.cacheWriteTokens[k] = w5 + w1;
+    out.uncachedInputTokens[k] = u.inputTokens ?? 0;
+    out.costUsd[k] = ((u.inputTokens ?? 0) * p.input + w5 * p.cacheWrite5m + w1 * p.cacheWrite1h + (u.cacheReadTokens ?? 0) * p.cacheRead + (u.outputTokens ?? 0) * p.output) / PER_MILLION;
+  }
+  return out;
+}
+
+/**
+ * Replaces, in place, simulated calls by what the source recorded for the same call: call k
+ * takes record `recordOf(k)` (-1: keep the simulation). For a call the source really made with
+ * the same prompt (before anything changed it), the bill is known; simulating it would only add
+ * the caching model's error. Totals and per-model sums follow.
+ */
+export function useRecordedCalls(costs: CostColumns, recorded: RecordedColumns, recordOf: (k: number) => number, modelOf: (k: number) => string): void {
+  const t = costs.totals;
+  const lines = new Map(costs.byModel.map((m) => [m.model, m]));
+  for (let k = 0; k < costs.count; k++) {
+    const r = recordOf(k);
+    if (r < 0 || Number.isNaN(recorded.costUsd[r])) continue;
+    const d = { read: recorded.cacheReadTokens[r] - costs.cacheReadTokens[k], write: recorded.cacheWriteTokens[r] - costs.cacheWriteTokens[k], uncached: recorded.uncachedInputTokens[r] - costs.uncachedInputTokens[k], cost: recorded.costUsd[r] - costs.costUsd[k] };
+    costs.cacheReadTokens[k] = recorded.cacheReadTokens[r];
+    costs.cacheWriteTokens[k] = recorded.cacheWriteTokens[r];
+    costs.uncachedInputTokens[k] = recorded.uncachedInputTokens[r];
+    costs.costUsd[k] = recorded.costUsd[r];
+    for (const s of [t, lines.get(modelOf(k))]) {
+      if (!s) continue;
+      s.cacheReadTokens += d.read;
+      s.cacheWriteTokens += d.write;
+      s.uncachedInputTokens += d.uncached;
+      s.costUsd += d.cost;
+    }
+  }
 }

@@ -6,6 +6,7 @@
  * CLI prints it, the window downloads it.
  */
 import type { ReplayTotals } from '../contract.js';
+import { figureFlags } from '../cost/figures.js';
 import type { Comparison, TurnFate } from '../compare/types.js';
 import { TURN_FATES } from '../compare/types.js';
 import { slug, type ExportFile } from './types.js';
@@ -26,13 +27,14 @@ const span = (from: number, to: number) => (from === to ? `${from}` : `${from}�
 const FATE_MARK: Record<TurnFate, string> = { verbatim: 'verbatim', reshaped: 'reshaped', masked: 'masked', summarized: 'summarized', dropped: 'dropped' };
 
 function totalsRow(label: string, status: string, t: ReplayTotals | null): string {
-  if (!t) return `| ${cell(label)} | ${status} | – | – | – | – | – | – |`;
-  return `| ${cell(label)} | ${status} | ${t.modelCalls} | ${t.inputTokens} | ${t.cacheReadTokens} | ${usd(t.costUsd)} | ${t.peakContext} | ${t.firings} |`;
+  if (!t) return `| ${cell(label)} | ${status} | – | – | – | – | – | – | – |`;
+  // An infeasible or incomplete figure says so beside its cost (shared/cost/figures.ts).
+  return `| ${cell(label)} | ${status} | ${t.modelCalls} | ${t.inputTokens} | ${t.cacheReadTokens} | ${usd(t.costUsd)} | ${t.peakContext} | ${t.firings} | ${cell(figureFlags(t)) || '–'} |`;
 }
 
 export function comparisonMarkdown(c: Comparison): string {
   const out: string[] = [`# Comparison: ${c.sessionTitle}`, ''];
-  out.push('## Totals', '', '| column | status | model calls | input tokens | cache read | cost | peak context | compactions |', '|---|---|---:|---:|---:|---:|---:|---:|');
+  out.push('## Totals', '', '| column | status | model calls | input tokens | cache read | cost | peak context | compactions | flags |', '|---|---|---:|---:|---:|---:|---:|---:|---|');
   for (const col of c.columns) out.push(totalsRow(col.label, col.status, c.totals[col.key] ?? null));
   const ctx = c.context;
   if (ctx) {

@@ -3,27 +3,35 @@
  * engine's real replay (electron/engine/replay.ts) and the window's projected one
  * (renderer/plan/use-timeline.ts):
  * - `replayInputs`: the model calls with what the source recorded (time, output), the
- *   context model `a + b × view` (the session's overhead fit, else a constant), and the
- *   model and cache lifetime the session was priced at;
- * - `buildTimeline`: every call priced with prompt caching (shared/cost/caching.ts) beside
- *   the two baselines — no compaction, and the source tool's own record (its reported
- *   context and cost, its compactions with the app's estimate of the context before each).
+ *   context model `a + b × view` (the session's overhead fit, else a constant), each call's
+ *   model and the cache lifetime the session's writes used;
+ * - `buildTimeline`: every call priced with prompt caching (shared/cost/caching.ts) at the
+ *   model the source used for that call — a call the source never made as such (the history
+ *   changed by a compaction) at the model of the source's call at that position; summarizer
+ *   calls at the summarizer's model — beside the two baselines: no compaction, and the source
+ *   tool's own record (shared/replay/source-baseline.ts). Every series is checked against the
+ *   context window of each call's model (shared/cost/windows.ts; never a variant's
+ *   `tokenBudget`), and says where it exceeds it and which calls no price covers
+ *   (shared/cost/figures.ts).
  */
-import type { ExternalCompactionInfo, ReplayEventInfo, ReplayTimeline, ReplayTotals, RunStatus, SourceCompactionEvent, SummaryLedger } from '../contract.js';
+import type { ExternalCompactionInfo, ModelCostLine, ReplayEventInfo, ReplayTimeline, RunStatus, SourceChildUsage, SourceCompactionEvent, SummaryLedger } from '../contract.js';
 import type { TurnMeta } from '../model/turn.js';
 import type { PreparedStrategy } from '../strategies/index.js';
-import { priceRecordedUsage, simulateCallColumns, type CostTotals } from '../cost/caching.js';
-import { priceOf, type UserPrices } from '../cost/prices.js';
+import { recordedCallColumns, simulateCallColumns, useRecordedCalls } from '../cost/caching.js';
+import { infeasibilityOf, mergeCostLines } from '../cost/figures.js';
+import { MODEL_FREE, priceOf, type UserPrices } from '../cost/prices.js';
+import { contextWindowOf, type UserContextWindows } from '../cost/windows.js';
 import { DEFAULT_OVERHEAD_TOKENS, type OverheadFit } from '../usage/overhead.js';
 import { reportedContext, type ModelCallUsage } from '../usage/types.js';
 import { callsOf, contextOf, type ContextModel, type LiveCall, type LiveFiring, type LiveResult } from './live.js';
+import { sourceBaseline } from './source-baseline.js';
+import { costLines, round6, totalsOf } from './totals.js';
 
-/** The context window the "no compaction" baseline overflows, when the variant names none. */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
+export { DEFAULT_CONTEXT_WINDOW } from '../cost/windows.js';
 /** Priced as this model when the session reports none. */
 export const DEFAULT_PRICING_MODEL = 'claude-sonnet-4-5';
 
-export type SourceCompaction = Pick<ExternalCompactionInfo, 'trigger' | 'preTokens' | 'firstPosition' | 'lastPosition' | 'boundaryPosition'>;
+export type SourceCompaction = Pick<ExternalCompactionInfo, 'trigger' | 'preTokens' | 'firstPosition' | 'lastPosition' | 'boundaryPosition'> & Partial<Pick<ExternalCompactionInfo, 'summaryTokenCount'>>;
 
 /** What a session brings to a replay. */
 export interface ReplaySource {
@@ -36,17 +44,21 @@ export interface ReplaySource {
   external: readonly SourceCompaction[];
   /** Constant overhead when there is no fit. */
   overheadTokens?: number;
+  /** The session's child sessions' recorded calls (the source tool's compaction calls, its subagents). */
+  children?: readonly SourceChildUsage[];
 }
 
 export interface ReplayInputs {
   calls: LiveCall[];
   model: ContextModel & { source: 'fit' | 'parameter' };
-  pricing: { model: string; ttl: '5m' | '1h' };
+  /** `model`: the most used (the summary line); `calls`: each call's own (index into `names`). */
+  pricing: { model: string; ttl: '5m' | '1h'; calls: { names: string[]; index: Int32Array } };
   usageByPosition: Map<number, ModelCallUsage>;
 }
 
 const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) || null : null);
-const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+/** A model name a call can be priced at (Claude Code writes `<synthetic>` for messages no model made). */
+const realModel = (m: string | null | undefined): m is string => typeof m === 'string' && m.length > 0 && !m.startsWith('<');
 
 /** A column as the contract's plain array (a loop: Array.from walks a typed array through its iterator, ~10× slower). */
 function arrayOf(xs: ArrayLike<number>): number[];
@@ -59,18 +71,38 @@ function arrayOf<T>(xs: ArrayLike<number>, f?: (x: number) => T): Array<T | numb
   return out;
 }
 
-/** The model the session's calls were priced as, and the cache lifetime its writes used. */
-function pricingOf(usage: readonly ModelCallUsage[]): ReplayInputs['pricing'] {
+/**
+ * Each call's model — the one the source used for the call at that position; where it recorded
+ * none, the model of its nearest call before (else after) — the most used one, and the cache
+ * lifetime the session's writes used.
+ */
+function pricingOf(calls: readonly LiveCall[], usageByPosition: ReadonlyMap<number, ModelCallUsage>): ReplayInputs['pricing'] {
   const counts = new Map<string, number>();
   let w1h = 0;
   let w5m = 0;
-  for (const u of usage) {
-    if (u.model && !u.model.startsWith('<')) counts.set(u.model, (counts.get(u.model) ?? 0) + 1);
+  for (const u of usageByPosition.values()) {
+    if (realModel(u.model)) counts.set(u.model, (counts.get(u.model) ?? 0) + 1);
     w1h += u.cacheWrite1hTokens ?? 0;
     w5m += u.cacheWrite5mTokens ?? 0;
   }
   const model = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? DEFAULT_PRICING_MODEL;
-  return { model, ttl: w1h > w5m ? '1h' : '5m' };
+  const names: string[] = [];
+  const index = new Int32Array(calls.length).fill(-1);
+  const idOf = (name: string) => {
+    const i = names.indexOf(name);
+    return i >= 0 ? i : names.push(name) - 1;
+  };
+  let last = -1;
+  for (let k = 0; k < calls.length; k++) {
+    const m = usageByPosition.get(calls[k].position)?.model;
+    if (realModel(m)) last = idOf(m);
+    index[k] = last;
+  }
+  // Calls before the first recorded model take the first one; a session with none, the default.
+  const first = index.find((i) => i >= 0) ?? idOf(model);
+  for (let k = 0; k < calls.length && index[k] < 0; k++) index[k] = first;
+  if (names.length === 0) names.push(model);
+  return { model, ttl: w1h > w5m ? '1h' : '5m', calls: { names, index } };
 }
 
 export function replayInputs(src: ReplaySource): ReplayInputs {
@@ -87,7 +119,7 @@ export function replayInputs(src: ReplaySource): ReplayInputs {
     const u = usageByPosition.get(p);
     return { timestampMs: ms(u?.timestamp), outputTokens: u?.placeholder ? null : (u?.outputTokens ?? null), reportedContext: u && p < sentUncompacted ? reportedContext(u) : null };
   });
-  const inputs = { calls, pricing: pricingOf(src.usage), usageByPosition };
+  const inputs = { calls, pricing: pricingOf(calls, usageByPosition), usageByPosition };
   inputsOf.set(src.metas, { usage: src.usage, external: src.external, inputs });
   return { ...inputs, model };
 }
@@ -166,21 +198,6 @@ export function firingEvents(firings: readonly LiveFiring[], opts: { lazy?: bool
   return opts.lazy ? firings.map((f) => new FiringEvent(f)) : firings.map((f) => plainEvent(new FiringEvent(f)));
 }
 
-function totalsOf(t: CostTotals, context: ReadonlyArray<number | null>, extra: { summarizerCostUsd: number; firings: number; maxDepth: number }): ReplayTotals {
-  return {
-    modelCalls: t.calls,
-    inputTokens: t.promptTokens,
-    cacheReadTokens: t.cacheReadTokens,
-    cacheWriteTokens: t.cacheWriteTokens,
-    outputTokens: t.outputTokens,
-    costUsd: round6(t.costUsd + extra.summarizerCostUsd),
-    summarizerCostUsd: round6(extra.summarizerCostUsd),
-    peakContext: context.reduce<number>((a, b) => (b !== null && b > a ? b : a), 0),
-    firings: extra.firings,
-    maxDepth: extra.maxDepth,
-  };
-}
-
 export interface BuildTimelineInput {
   source: ReplaySource;
   inputs: ReplayInputs;
@@ -192,25 +209,55 @@ export interface BuildTimelineInput {
   status: RunStatus;
   /** The user's prices (settings): they override the table and price unlisted models. */
   userPrices?: UserPrices;
+  /** The user's context windows by model (settings `contextWindows`). */
+  contextWindows?: UserContextWindows;
+  /** This session's context window, whatever the model (a per-run override). */
+  contextWindow?: number | null;
+  /** The model the summarizer's calls are priced at (its cost is in each firing's `costUsd`). */
+  summarizerModel?: string | null;
+  /** Count the session's subagents in the source's recorded total (default true). */
+  includeSubagents?: boolean;
 }
 
 /** The timeline document of a finished live replay: costs per call and the two baselines. */
 export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
   const { source, inputs, prepared, live } = o;
   const { model, pricing, calls, usageByPosition } = inputs;
+  const callModels = pricing.calls;
   // Columns in, columns out: a projection redraws this for ~50,000 calls per settled slider move.
-  const simOptions = { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices };
+  const simOptions = { model: pricing.model, ttl: pricing.ttl, userPrices: o.userPrices, callModels };
   const lc = live.calls;
   const n = lc.count;
+  const modelName = (k: number) => callModels.names[callModels.index[k]];
+  // A call the source made with exactly this prompt (the uncompacted transcript, before the source
+  // first compacted, with trusted usage) costs what the source was billed for it, in every series
+  // until that series first changes the prompt: so a variant that never fires costs exactly what
+  // no compaction costs, and both at least what the source's own calls cost.
+  const recorded = recordedCallColumns(calls.map((c) => (c.reportedContext != null ? usageByPosition.get(c.position) : undefined)), o.userPrices);
   const costs = simulateCallColumns({ count: n, promptTokens: lc.contextTokens, sharedPrefixTokens: lc.sharedPrefixTokens, outputTokens: lc.outputTokens, timestampMs: lc.timestampMs }, simOptions);
+  const firstChange = lc.fired.indexOf(1);
+  useRecordedCalls(costs, recorded, (k) => (firstChange < 0 || k < firstChange ? k : -1), modelName);
   const context = arrayOf(lc.contextTokens);
   const timestampMs = arrayOf(lc.timestampMs, (t) => (Number.isNaN(t) ? null : t));
   let summarizerCostUsd = 0;
+  let summarizerCalls = 0;
   let maxDepth = 0;
   for (const e of o.events) {
     summarizerCostUsd += e.costUsd;
+    summarizerCalls += e.summarizerCalls;
     maxDepth = Math.max(maxDepth, e.maxDepth);
   }
+  // The summarizer's calls under its own model (a model-free summarizer has no line).
+  const summarizerModel = o.summarizerModel ?? null;
+  const summarizerLine: ModelCostLine[] = summarizerModel !== null && summarizerCalls > 0 && !MODEL_FREE.has(summarizerModel) ? [{ model: summarizerModel, calls: summarizerCalls, costUsd: summarizerCostUsd, known: priceOf(summarizerModel, o.userPrices).known }] : [];
+
+  // The window is the model's: per call, its model's (or this session's override).
+  const windows = callModels.names.map((m) => {
+    const w = contextWindowOf(m, { override: o.contextWindow, user: o.contextWindows });
+    return { model: m, tokens: w.tokens, from: w.from };
+  });
+  const modelOf = (k: number) => callModels.index[k];
+  const windowOf = (m: string) => contextWindowOf(m, { override: o.contextWindow, user: o.contextWindows }).tokens;
 
   // Baseline 1: no compaction — the whole transcript at every call (as reported while the source
   // had not compacted, else the context model), each prompt extending the last.
@@ -222,32 +269,23 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     if (k > 0) noneShared[k] = noneContext[k - 1];
   }
   const noneCosts = simulateCallColumns({ count: n, promptTokens: noneContext, sharedPrefixTokens: noneShared, outputTokens: lc.outputTokens, timestampMs: lc.timestampMs }, simOptions);
-  const window = Number(prepared.params.tokenBudget ?? prepared.params.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
-  const overflow = noneContext.findIndex((c) => c > window);
+  useRecordedCalls(noneCosts, recorded, (k) => k, modelName);
+  const noneInfeasible = infeasibilityOf(noneContext, modelOf, windows);
+  // The headline window: the most used model's (the Timeline draws it as a line).
+  const window = windowOf(pricing.model);
 
-  // Baseline 2: what the source tool did — its recorded context and cost where it reported them.
-  const sourceContext = new Array<number | null>(n);
-  const recorded: CostTotals = { calls: n, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, uncachedInputTokens: 0, outputTokens: 0, costUsd: 0 };
-  for (let k = 0; k < n; k++) {
-    const u = usageByPosition.get(calls[k].position);
-    sourceContext[k] = u ? reportedContext(u) : null;
-    if (!u || u.placeholder) {
-      recorded.outputTokens += calls[k].outputTokens;
-      continue;
-    }
-    recorded.promptTokens += reportedContext(u) ?? 0;
-    recorded.cacheReadTokens += u.cacheReadTokens ?? 0;
-    recorded.cacheWriteTokens += (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
-    recorded.uncachedInputTokens += u.inputTokens ?? 0;
-    recorded.outputTokens += u.outputTokens ?? 0;
-    recorded.costUsd += priceRecordedUsage(u, o.userPrices).costUsd;
-  }
+  // Baseline 2: what the source tool did — its recorded calls and its compactions, simulated beside.
   const sourceEvents: SourceCompactionEvent[] = source.external.map((x) => {
     let call = calls.findIndex((c) => c.position >= x.boundaryPosition);
     if (call < 0) call = calls.length;
     const before = call - 1;
     return { call, turn: x.boundaryPosition, reason: `${x.trigger} compaction by the source tool (turns ${x.firstPosition}-${x.lastPosition})`, contextBefore: before >= 0 ? noneContext[before] : 0, preTokens: x.preTokens };
   });
+  const sourceTimeline = sourceBaseline(
+    { metas: source.metas, calls, usageByPosition, external: source.external, children: source.children ?? [], includeSubagents: o.includeSubagents !== false, model, lc, callModels, windows, windowOf, recorded, ttl: pricing.ttl, userPrices: o.userPrices, firings: sourceEvents.length },
+    source.sessionId,
+    sourceEvents,
+  );
 
   const def = prepared.definition;
   return {
@@ -258,7 +296,9 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
     params: prepared.params,
     status: o.status,
     contextModel: { a: model.a, b: model.b, source: model.source },
-    pricing: { model: pricing.model, known: priceOf(pricing.model, o.userPrices).known, ttl: pricing.ttl },
+    pricing: { model: pricing.model, known: callModels.names.every((m) => priceOf(m, o.userPrices).known), ttl: pricing.ttl, models: callModels.names },
+    callModel: arrayOf(callModels.index),
+    windows,
     lines: def.live.lines(prepared.params),
     note: def.live.note ?? null,
     calls: {
@@ -274,10 +314,10 @@ export function buildTimeline(o: BuildTimelineInput): ReplayTimeline {
       fired: arrayOf(lc.fired, (f) => f === 1),
     },
     events: o.events,
-    totals: totalsOf(costs.totals, context, { summarizerCostUsd, firings: o.events.length, maxDepth }),
+    totals: totalsOf(costs.totals, context, { summarizerCostUsd, firings: o.events.length, maxDepth, byModel: mergeCostLines(costLines(costs.byModel), summarizerLine), infeasible: infeasibilityOf(context, modelOf, windows) }),
     baselines: {
-      none: { context: noneContext, totals: totalsOf(noneCosts.totals, noneContext, { summarizerCostUsd: 0, firings: 0, maxDepth: 0 }), contextWindow: window, overflowAtCall: overflow < 0 ? null : overflow },
-      source: { context: sourceContext, events: sourceEvents, totals: totalsOf(recorded, sourceContext, { summarizerCostUsd: 0, firings: sourceEvents.length, maxDepth: 0 }) },
+      none: { context: noneContext, totals: totalsOf(noneCosts.totals, noneContext, { summarizerCostUsd: 0, firings: 0, maxDepth: 0, byModel: costLines(noneCosts.byModel), infeasible: noneInfeasible }), contextWindow: window, overflowAtCall: noneInfeasible?.atCall ?? null },
+      source: sourceTimeline,
     },
   };
 }

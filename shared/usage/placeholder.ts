@@ -26,3 +26,24 @@ export function isPlaceholderUsage(u: UsageFigures, transcriptTokensBefore: numb
   const cached = (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0) + (u.cacheReadTokens ?? 0);
   return cached === 0 && transcriptTokensBefore > PLACEHOLDER_MIN_TRANSCRIPT_TOKENS;
 }
+
+/**
+ * Below this share of the visible output's tokens, a final `output_tokens` is a streaming
+ * snapshot: Claude Code writes a message's records while it streams and the last record of
+ * a message id can keep an early figure (6–8 tokens on a summary of thousands). Claude's
+ * tokenizer counts more tokens than o200k for the same text, so a real figure is never under
+ * half of the o200k count of what the call wrote.
+ */
+export const OUTPUT_PLACEHOLDER_SHARE = 0.5;
+/** Visible outputs shorter than this many tokens are not judged (a short answer's count is noise). */
+export const OUTPUT_PLACEHOLDER_MIN_VISIBLE = 50;
+
+/**
+ * True when the call's recorded output is under half of the tokens of the text it visibly
+ * wrote (`visibleOutputTokens`: the assistant turn's token count): the figure is a floor,
+ * not what the provider billed.
+ */
+export function isOutputPlaceholder(outputTokens: number | null, visibleOutputTokens: number): boolean {
+  if (outputTokens === null || visibleOutputTokens < OUTPUT_PLACEHOLDER_MIN_VISIBLE) return false;
+  return outputTokens < OUTPUT_PLACEHOLDER_SHARE * visibleOutputTokens;
+}

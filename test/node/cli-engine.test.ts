@@ -191,7 +191,7 @@ describe('replay', () => {
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(['variantId', 'runId', 'events', 'totals', 'baselines']));
     expect(doc.events.length).toBeGreaterThan(1);
     for (const e of doc.events) expect(Object.keys(e)).toEqual(expect.arrayContaining(['call', 'turn', 'reason', 'contextBefore', 'contextAfter', 'spans', 'summarizerCalls', 'tokensIn', 'tokensOut', 'costUsd']));
-    expect(Object.keys(doc.totals).sort()).toEqual(['cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'firings', 'inputTokens', 'maxDepth', 'modelCalls', 'outputTokens', 'peakContext', 'summarizerCostUsd']);
+    expect(Object.keys(doc.totals).sort()).toEqual(['byModel', 'cacheReadTokens', 'cacheWriteTokens', 'complete', 'costUsd', 'firings', 'infeasible', 'inputTokens', 'maxDepth', 'modelCalls', 'outputTokens', 'peakContext', 'summarizerCostUsd', 'unpriced']);
     expect(doc.totals).toMatchObject({ modelCalls: 152, firings: doc.events.length });
     expect(doc.baselines.none.totals.modelCalls).toBe(152);
     // Claude Code's own compaction, with the app's estimate of the context before it.
@@ -205,9 +205,11 @@ describe('replay', () => {
     const csv = await cli(['export', '1', '--variant', String(r.variantId), '--format', 'timeline']);
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\n');
-    expect(lines[0]).toBe('call,position,timestamp,transcript_tokens,context_tokens,no_compaction_tokens,source_recorded_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost_usd,fired');
+    expect(lines[0]).toBe('call,position,timestamp,transcript_tokens,context_tokens,no_compaction_tokens,source_recorded_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost_usd,fired,model,context_window');
     expect(lines).toHaveLength(153);
-    const fired = lines.slice(1).filter((l) => l.endsWith(',1')).map((l) => Number(l.split(',')[0]));
+    const fired = lines.slice(1).filter((l) => l.split(',')[12] === '1').map((l) => Number(l.split(',')[0]));
+    // Each call's model and its window: every call of this session is Opus 4.6 (200k).
+    expect(new Set(lines.slice(1).map((l) => l.split(',').slice(13).join(',')))).toEqual(new Set(['claude-opus-4-6,200000']));
     expect(fired).toEqual(r.events.filter((e: { kind: string }) => e.kind === 'fire').map((e: { call: number }) => e.call));
     for (const [k, l] of lines.slice(1).entries()) expect(Number(l.split(',')[4])).toBe(r.calls.context[k]);
     const same = await cli(['export', '1', '--run', String(r.runId), '--format', 'timeline']);

@@ -128,8 +128,11 @@ describe('compare', () => {
     const md = await cli(['compare', '1', '--variants', '1,2', '--call', '120', '--markdown']);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('| column | status | model calls | input tokens | cache read | cost | peak context | compactions |');
-    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12824819 | 12615380 | $9.3746 | 147739 | 1 |');
-    expect(md.stdout).toContain("| source's own compactions | baseline | 152 | 15121271 | 14771617 | $11.8539 | 166759 | 1 |");
+    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12824819 | 12543518 | $10.0568 | 147739 | 1 | – |');
+    // No compaction could not have run on Opus 4.6's 200k window: the report says so beside its cost.
+    expect(md.stdout).toContain('| no compaction | baseline | 152 | 21531500 | 21253930 | $14.3745 | 204440 | 0 | infeasible: exceeds 200,000 tokens at call 138 |');
+    // The source's record: its 152 calls, Claude Code's own compaction call and its subagent's 3 calls.
+    expect(md.stdout).toContain("| source's own compactions | baseline | 156 | 15366869 | 14972534 | $12.2257 | 166759 | 1 | – |");
     expect(md.stdout).toContain('## Context at call 120');
     expect(md.stdout).toContain('### Facts: which survive in one and not the other');
     expect(md.stdout).toContain('| fact | category | salience | #1 dag | #2 rolling | source\'s own compactions |');

@@ -82,14 +82,16 @@ describe('compare on the spotter session', () => {
   it('totals: each replay and the two baselines, as their timelines give them', () => {
     const c = compareVariants(tmp.db, { sessionId, variantIds: [dag, rolling] });
     expect(c.columns.map((x) => [x.key, x.status])).toEqual([[`v${dag}`, 'replayed'], [`v${rolling}`, 'replayed'], ['none', 'baseline'], ['source', 'baseline']]);
-    // 152 model calls (the session's assistant turns). Costs with prompt caching, priced as the
-    // session's model (shared/replay/timeline.ts); dag and rolling both fire once, at call 78.
+    // 152 model calls (the session's assistant turns). Costs with prompt caching, each call at its
+    // model (shared/replay/timeline.ts); dag and rolling both fire once, at call 78. Before it, each
+    // call is the source's own call and costs what the source was billed.
     expect(c.calls).toBe(152);
-    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 9.374555, peakContext: 147739, firings: 1 });
-    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 11.368146, peakContext: 147739, firings: 1 });
-    expect(c.totals.none).toMatchObject({ costUsd: 13.692223, peakContext: 204440, firings: 0 });
-    // Claude Code's own record: one compaction, its reported peak 166,759 tokens.
-    expect(c.totals.source).toMatchObject({ costUsd: 11.853923, peakContext: 166759, firings: 1 });
+    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 10.056754, peakContext: 147739, firings: 1 });
+    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 12.050345, peakContext: 147739, firings: 1 });
+    expect(c.totals.none).toMatchObject({ costUsd: 14.37453, peakContext: 204440, firings: 0 });
+    // Claude Code's own record: one compaction, its reported peak 166,759 tokens; its main session's
+    // calls ($11.853923), its compaction call ($0.108414) and its subagent's ($0.263394).
+    expect(c.totals.source).toMatchObject({ costUsd: 12.225731, peakContext: 166759, firings: 1 });
     expect(c.series!.firings).toEqual({ [`v${dag}`]: [78], [`v${rolling}`]: [78], none: [], source: [102] });
     expect(c.series!.context[`v${dag}`]).toHaveLength(152);
   });

@@ -83,7 +83,7 @@ describe('dispatch validates every request against the contract', () => {
 
   it('runs a well-formed request and wraps the value', async () => {
     expect(await service.dispatch('listSessions', {})).toEqual({ ok: true, value: [] });
-    expect(await service.dispatch('getSettings', {})).toEqual({ ok: true, value: { summarizer: { kind: 'extractive' }, hasApiKey: false, concurrency: 4, tokenizer: 'o200k_base', prices: {} } });
+    expect(await service.dispatch('getSettings', {})).toEqual({ ok: true, value: { summarizer: { kind: 'extractive' }, hasApiKey: false, concurrency: 4, tokenizer: 'o200k_base', prices: {}, contextWindows: {} } });
   });
 });
 

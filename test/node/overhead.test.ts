@@ -131,6 +131,6 @@ describe('overhead on spotter__258c7280 (Claude Code compacted it at preTokens 1
 
   it('fits no line for a session without usage (the constant overheadTokens applies)', () => {
     const tau = importFiles(db, [path.join(FIXTURES, 'openai/tau-bench__gpt-4o-airline__idx113_task13_trial2_reward1.json')]).sessions[0].id;
-    expect(sessionUsage(db, tau)).toEqual({ calls: [], overhead: null, transcriptBefore: [] });
+    expect(sessionUsage(db, tau)).toEqual({ calls: [], overhead: null, transcriptBefore: [], children: [] });
   });
 });

@@ -82,7 +82,10 @@ describe('live replay on the real spotter session', () => {
     writeSetting(db, 'prices', { 'claude-opus-4-6': { input: 0, output: 0, cacheWrite5m: 0, cacheWrite1h: 0, cacheRead: 0 } });
     try {
       const free = (await runReplay(db, { sessionId, strategy: 'dag' })).timeline!;
-      expect([free.totals.costUsd, free.baselines.none.totals.costUsd, free.baselines.source.totals.costUsd]).toEqual([0, 0, 0]);
+      expect([free.totals.costUsd, free.baselines.none.totals.costUsd]).toEqual([0, 0]);
+      // The source's record: its Opus calls (main and compaction) are free now; its subagent ran on Sonnet and still costs.
+      expect(free.baselines.source.lines!.map((l) => [l.kind, l.costUsd > 0])).toEqual([['main', false], ['compaction', false], ['subagent', true]]);
+      expect(free.baselines.source.totals.costUsd).toBeCloseTo(free.baselines.source.lines![2].costUsd, 6);
       // Same calls, same cache split: only the prices changed.
       expect(free.calls.cacheRead).toEqual(before.calls.cacheRead);
     } finally {
@@ -190,7 +193,9 @@ describe('live replay on the real spotter session', () => {
     expect(ev.turn).toBe(207);
     expect(ev.preTokens).toBe(167_094);
     expect(Math.abs(ev.contextBefore - 167_094) / 167_094).toBeLessThan(0.05);
-    expect(t.baselines.source.totals.modelCalls).toBe(152);
+    // Its record: the 152 calls of the main session, Claude Code's own compaction call, the 3 calls of its subagent.
+    expect(t.baselines.source.lines!.map((l) => [l.kind, l.calls])).toEqual([['main', 152], ['compaction', 1], ['subagent', 3]]);
+    expect(t.baselines.source.totals.modelCalls).toBe(156);
   });
 });
 

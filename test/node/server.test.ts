@@ -297,7 +297,7 @@ describe('npm run serve', () => {
     const [, port, token] = match!;
     expect(Number(port)).toBeGreaterThan(0);
     const res = await request({ port: Number(port), method: 'POST', path: '/api/getSettings', headers: { authorization: `Bearer ${token}` }, body: '{}' });
-    expect(JSON.parse(res.body)).toEqual({ ok: true, value: { summarizer: { kind: 'extractive' }, hasApiKey: false, concurrency: 4, tokenizer: 'o200k_base', prices: {} } });
+    expect(JSON.parse(res.body)).toEqual({ ok: true, value: { summarizer: { kind: 'extractive' }, hasApiKey: false, concurrency: 4, tokenizer: 'o200k_base', prices: {}, contextWindows: {} } });
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
