@@ -1,7 +1,8 @@
 /**
  * One strategy parameter: a range input (testid `param-<name>`) for dragging and a number
- * field (`param-<name>-number`) for exact values, both bound to the same value. The label's
- * tooltip carries the spec's doc (what it does, where the default comes from).
+ * field (`param-<name>-number`) for exact values, both bound to the same value; a choice
+ * parameter (contextMeasure) is a select of its named values instead. The label's tooltip
+ * carries the spec's doc (what it does, where the default comes from).
  */
 import { memo, useEffect, useState } from 'react';
 import { clampParam, type ParamNote, type ParamSpec } from '../../shared/strategies/params.js';
@@ -15,12 +16,35 @@ export function sliderMaxOf(spec: ParamSpec): number {
 
 /** A parameter value as the window shows it (∞ for the unlimited value). */
 export function formatParamValue(spec: ParamSpec, value: number): string {
+  if (spec.choices) return spec.choices[value] ?? String(value);
   if (spec.unlimitedValue !== undefined && value === spec.unlimitedValue) return '∞';
   if (spec.kind === 'float') return String(Number(value.toFixed(4)));
   return formatInt(value);
 }
 
+/** A choice parameter (testid `param-<name>`): a select of its named values. */
+function ParamChoice({ spec, value, onChange }: { spec: ParamSpec; value: number; onChange(name: string, value: number): void }) {
+  return (
+    <div className={`param${value === spec.default ? '' : ' changed'}`}>
+      <label className="param-label" htmlFor={`param-${spec.name}`} title={`${spec.doc}\nDefault ${formatParamValue(spec, spec.default)}.`}>
+        {spec.label}
+      </label>
+      <select id={`param-${spec.name}`} className="param-choice" data-testid={`param-${spec.name}`} value={value} onChange={(e) => onChange(spec.name, Number(e.currentTarget.value))}>
+        {(spec.choices ?? []).map((name, i) => (
+          <option key={name} value={i}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: { spec: ParamSpec; value: number; onChange(name: string, value: number): void }) {
+  return spec.choices ? <ParamChoice spec={spec} value={value} onChange={onChange} /> : <ParamRange spec={spec} value={value} onChange={onChange} />;
+});
+
+function ParamRange({ spec, value, onChange }: { spec: ParamSpec; value: number; onChange(name: string, value: number): void }) {
   // An "unlimited" special value sits one step past the slider's finite end.
   const hasUnlimited = spec.unlimitedValue !== undefined;
   const max = sliderMaxOf(spec) + (hasUnlimited ? spec.step : 0);
@@ -94,4 +118,4 @@ export const ParamSlider = memo(function ParamSlider({ spec, value, onChange }: 
       ) : null}
     </div>
   );
-});
+}

@@ -51,7 +51,7 @@ export const StrategyPanel = memo(function StrategyPanel({ wb }: { wb: Workbench
         </div>
       ) : plan ? (
         <>
-          <TokenGauge before={plan.tokensBefore} after={outcome?.tokensAfter ?? plan.tokensAfter} budget={plan.budget} trigger={plan.trigger} note={outcome?.note ?? null} />
+          <TokenGauge before={plan.tokensBefore} after={outcome?.tokensAfter ?? plan.tokensAfter} budget={plan.budget} trigger={plan.trigger} note={outcome?.note ?? null} measured={plan.measured ?? null} />
           <div className="plan-stats muted small" data-testid="plan-stats">
             <span>
               <b>{formatInt(plan.spans.length)}</b> span{plan.spans.length === 1 ? '' : 's'} ({formatCompact(spanTokens)} tok)

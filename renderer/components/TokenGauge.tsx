@@ -13,9 +13,11 @@ export interface TokenGaugeProps {
   trigger: TriggerDecision | null;
   /** What Force changes (compactOutcome): "Force would run the 3 planned step(s)", or that it does. */
   note?: string | null;
+  /** The same two figures as the context measure counts the whole context (what the trigger compares): plan.measured. */
+  measured?: { before: number; after: number; measure: string } | null;
 }
 
-export const TokenGauge = memo(function TokenGauge({ before, after, budget, trigger, note = null }: TokenGaugeProps) {
+export const TokenGauge = memo(function TokenGauge({ before, after, budget, trigger, note = null, measured = null }: TokenGaugeProps) {
   const scale = Math.max(before, after, budget ?? 0, 1) * 1.06;
   const pct = (n: number) => `${Math.min(100, (n / scale) * 100).toFixed(2)}%`;
   const saved = before > 0 ? 1 - after / before : 0;
@@ -49,6 +51,11 @@ export const TokenGauge = memo(function TokenGauge({ before, after, budget, trig
           </span>
         ) : null}
       </div>
+      {measured && (measured.before !== before || measured.after !== after) ? (
+        <div className="gauge-measured muted small" data-testid="gauge-measured" data-before={measured.before} title="What the thresholds compare with: the whole context by the variant's context measure (the bars count the transcript the variant shows).">
+          context by {measured.measure}: {formatInt(measured.before)} → {formatInt(measured.after)}
+        </div>
+      ) : null}
       {trigger ? (
         <div className={`trigger ${trigger.compact ? 'trigger-on' : 'trigger-off'}`} data-testid="trigger-decision" data-compact={trigger.compact} title={trigger.reason}>
           <span className="trigger-dot" aria-hidden="true" />

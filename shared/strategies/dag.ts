@@ -27,7 +27,7 @@ import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import { contextMeasureSpec } from './measure-spec.js';
 import type { StrategyRules } from './strategy.js';
-import { describeReading, readInput, readingFor } from '../usage/measure.js';
+import { describeReading, measureChoiceOf, readInput, readingFor } from '../usage/measure.js';
 import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanCondense, PlanInput, PlanSpan, ProjectedDag, ProjectedNode } from './types.js';
 import { buildSpanIndex, chunkRange, convTokensIn, makeSpan, mergeFlatIntervals, safeCutAtOrBefore, uncoveredGaps, type SpanIndex } from './spans.js';
@@ -66,7 +66,7 @@ export const dagSpecs: readonly ParamSpec[] = [
     max: 1,
     step: 0.05,
     kind: 'float',
-    doc: 'Compact when the tokens the model sees exceed tokenBudget × this fraction. Default 0.75 (lossless-claw LCM_CONTEXT_THRESHOLD).',
+    doc: 'Compact when the context the model receives (by the context measure) exceeds tokenBudget × this fraction. Default 0.75 (lossless-claw LCM_CONTEXT_THRESHOLD).',
   },
   {
     name: 'tokenBudget',
@@ -342,7 +342,7 @@ export const dagStrategy: StrategyRules<DagParams> = {
     // The planner's tokensBefore without planning leaves, condensations and the projected DAG.
     visible: (input) => dagVisible(buildSpanIndex(input.turns), input.summaries).tokensBefore,
     lines: (p) => [
-      { label: 'trigger', tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
+      { label: `trigger (context, ${measureChoiceOf(p)})`, tokens: Math.floor(p.tokenBudget * p.contextThreshold) },
       { label: 'token budget', tokens: p.tokenBudget },
     ],
   },

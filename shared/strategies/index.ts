@@ -5,6 +5,7 @@
  */
 import { ParamError, resolveParams } from './params.js';
 import { stageMetas } from './mask-stage.js';
+import { describeMeasure, readContext, readInput, TRANSCRIPT_MEASURE } from '../usage/measure.js';
 import type { StrategyRules } from './strategy.js';
 import type { Plan, PlanInput, StrategyName } from './types.js';
 import type { PassFn } from '../passes/context.js';
@@ -56,7 +57,10 @@ export function prepareStrategy(strategy: StrategyName, raw: Record<string, unkn
 
 /** Plans with a prepared strategy: the pre-stages (masking first stage) applied, then the strategy's planner. */
 export function planPrepared(p: PreparedStrategy, input: Omit<PlanInput<Record<string, number>>, 'params'>): Plan<Record<string, number>> {
-  return nothingToEvict(p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params }));
+  const plan = nothingToEvict(p.definition.plan({ ...input, turns: stageMetas(p.params, input.turns), params: p.params }));
+  const measure = input.measure ?? TRANSCRIPT_MEASURE;
+  // The gauge's figures by the same measure as the trigger (after the plan, nothing the source reported applies).
+  return { ...plan, measured: { before: readInput(input, plan.tokensBefore).tokens, after: readContext(measure, plan.tokensAfter).tokens, measure: describeMeasure(measure) } };
 }
 
 /**

@@ -25,6 +25,7 @@
 import type { ParamSpec } from './params.js';
 import { preMaskSpec } from './mask-stage.js';
 import { contextMeasureSpec } from './measure-spec.js';
+import { measureChoiceOf } from '../usage/measure.js';
 import { ParamError } from './params.js';
 import type { StrategyRules } from './strategy.js';
 import { rollingCandidates } from '../replay/candidates.js';
@@ -178,7 +179,7 @@ export const rollingStrategy: StrategyRules<RollingLiveParams> = {
   view: ({ turns, summaries, state }) => rollingCandidates(turns, summaries, state),
   live: {
     mayFire: (m, p) => m.contextTokens >= p.replayTriggerTokens,
-    lines: (p) => [{ label: 'replay trigger', tokens: p.replayTriggerTokens }],
+    lines: (p) => [{ label: `replay trigger (context, ${measureChoiceOf(p)})`, tokens: p.replayTriggerTokens }],
     note: 'The rolling design is manual (the user compacts); a replay fires it whenever the context reaches replayTriggerTokens.',
   },
 };

@@ -39,7 +39,7 @@ import { coverCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode } from './types.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, positionOfConvTurn, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 import type { TurnMeta } from '../model/turn.js';
-import { describeReading, readInput } from '../usage/measure.js';
+import { describeReading, measureChoiceOf, readInput } from '../usage/measure.js';
 
 export type TwoLineParams = {
   warningPct: number;
@@ -309,8 +309,8 @@ export const twoLineStrategy: StrategyRules<TwoLineParams> = {
     lines: (p) => {
       const l = effectiveLines(p);
       return [
-        { label: 'warning line', tokens: Math.floor((l.warningPct / 100) * p.contextWindow) },
-        { label: 'emergency line', tokens: Math.floor((l.emergencyPct / 100) * p.contextWindow) },
+        { label: `warning line (context, ${measureChoiceOf(p)})`, tokens: Math.floor((l.warningPct / 100) * p.contextWindow) },
+        { label: `emergency line (context, ${measureChoiceOf(p)})`, tokens: Math.floor((l.emergencyPct / 100) * p.contextWindow) },
       ];
     },
     note: 'Warning passes run in the background and commit commitDelayCalls model calls later (abandoned if the history moved); the emergency digest is written at once.',

@@ -140,6 +140,12 @@ export interface Plan<P = Record<string, number | string>> {
   tokensAfter: number;
   /** Context budget line for the gauge (model window, hard cap...). */
   budget: number | null;
+  /**
+   * tokensBefore and tokensAfter as the context measure counts the whole context (what the
+   * thresholds compare with: shared/usage/measure.ts), and the measure's name; set by
+   * planPrepared, which every caller plans through.
+   */
+  measured?: { before: number; after: number; measure: string };
 }
 
 export interface PlanInput<P> extends MeasureInput {

@@ -35,7 +35,7 @@ import type { StrategyRules } from './strategy.js';
 import { watermarkCandidates } from '../replay/candidates.js';
 import type { ExistingSummary, Plan, PlanBoundary, PlanInput, PlanSpan, ProjectedNode, VariantState } from './types.js';
 import type { TurnMeta } from '../model/turn.js';
-import { describePart, measurePart } from '../usage/measure.js';
+import { describePart, measureChoiceOf, measurePart } from '../usage/measure.js';
 import { buildSpanIndex, convCountIn, convTokensIn, formatCount, makeSpan, positionOfConvTurn, safeCutAtOrAfter, safeCutAtOrBefore, type SpanIndex } from './spans.js';
 
 export type WatermarkParams = {
@@ -47,7 +47,7 @@ export type WatermarkParams = {
 };
 
 export const watermarkSpecs: readonly ParamSpec[] = [
-  { name: 'softThresholdTokens', label: 'Soft threshold', default: 30000, min: 0, max: null, sliderMax: 200000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs if the cost budget allows. Default 30,000 (the session compaction spec).' },
+  { name: 'softThresholdTokens', label: 'Soft threshold', default: 30000, min: 0, max: null, sliderMax: 200000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens (by the context measure: transcript tokens, or × the tokenizer ratio when calibrated) at which a compaction runs if the cost budget allows. Default 30,000 (the session compaction spec).' },
   { name: 'hardCapTokens', label: 'Hard cap', default: 80000, min: 1, max: null, sliderMax: 400000, step: 1000, kind: 'int', unit: 'tokens', doc: 'Pending tokens at which a compaction runs even when the budget is spent (budget_exhausted_forced), and under which a failed summarizer leaves things alone. Default 80,000 (the session compaction spec).' },
   { name: 'preserveRecentTurns', label: 'Preserve recent', default: 5, min: 0, max: null, sliderMax: 100, step: 1, kind: 'int', unit: 'turns', doc: 'The most recent turns, never summarized. Default 5 (the session compaction spec).' },
   { name: 'maxCostPerSessionUsd', label: 'Cost budget', default: 0.2, min: 0, max: null, sliderMax: 5, step: 0.01, kind: 'float', unit: 'USD', doc: 'Summarizer spending allowed per session variant (prices in shared/cost/prices.ts; an unlisted model costs 0); over it, only the hard cap compacts. Default 0.20 (the session compaction spec).' },
@@ -268,8 +268,9 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
     // alike; past a spent budget only the hard cap fires.
     mayFire: (m, p, state) => measurePart(m.measure, m.viewTokens) >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
     lines: (p) => [
-      { label: 'soft threshold', tokens: p.softThresholdTokens },
-      { label: 'hard cap', tokens: p.hardCapTokens },
+      // Thresholds on the pending stretch, drawn on the context's scale for reference.
+      { label: `soft threshold (pending tokens, ${measureChoiceOf(p)})`, tokens: p.softThresholdTokens },
+      { label: `hard cap (pending tokens, ${measureChoiceOf(p)})`, tokens: p.hardCapTokens },
     ],
   },
 };

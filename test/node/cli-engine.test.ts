@@ -52,7 +52,7 @@ describe('plan', () => {
     expect(r.stderr).toBe('');
     const plan = JSON.parse(r.stdout);
     expect(plan).toMatchObject({ sessionId: 1, strategy: 'dag', variantId: null, trigger: { compact: true }, tokensBefore: 140001 });
-    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1 });
+    expect(plan.params).toEqual({ contextThreshold: 0.75, tokenBudget: 40000, freshTailCount: 16, leafChunkTokens: 8000, condensedMinFanout: 4, maxCondenseDepth: -1, triggerCount: 0, preMaskWindow: -1, contextMeasure: 0 });
     expect(plan.boundaries[0]).toMatchObject({ kind: 'fresh-tail', position: 289 });
     expect(plan.spans).toHaveLength(18);
     expect(plan.spans[0]).toMatchObject({ id: 'p0', purpose: 'leaf', firstPosition: 0, lastPosition: 4 });
@@ -67,7 +67,8 @@ describe('plan', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe('Plan for session 1 (306 turns, 140001 tokens), strategy dag, new variant');
     // 140,001 / 40,000 = 350%.
-    expect(lines[2]).toBe('  trigger: compact: context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
+    // The spotter session reports usage: its thresholds compare with the calibrated context (its fit a + b × transcript).
+    expect(lines[2]).toBe('  trigger: compact: context 204,528 calibrated tokens (140,001 transcript + 25,421 fixed + 39,106 from the tokenizer ratio 1.279) (511.3%) > threshold 30000 (0.75 × 40000)');
     expect(lines.filter((l) => l.startsWith('  span '))).toHaveLength(18);
   });
 });
@@ -121,7 +122,7 @@ describe('compact', () => {
     expect(bad.stderr).toMatch(/^compaction-studio: parameter freshTailCount must be a number, got "many"/);
     const badJson = await cli(['compact', '1', '--strategy', 'dag', '--set', 'oops=1', '--json']);
     expect(badJson).toMatchObject({ code: 1, stdout: '' });
-    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, triggerCount, preMaskWindow)" } });
+    expect(JSON.parse(badJson.stderr)).toEqual({ error: { code: 'bad_params', message: "unknown parameter 'oops' for strategy dag (known: contextThreshold, tokenBudget, freshTailCount, leafChunkTokens, condensedMinFanout, maxCondenseDepth, triggerCount, preMaskWindow, contextMeasure)" } });
     const strategy = await cli(['compact', '1', '--strategy', 'nope']);
     expect(strategy.code).toBe(2);
     expect(strategy.stderr).toContain('unknown strategy "nope"');
@@ -237,7 +238,7 @@ describe('compact --summarizer openai', () => {
     expect(server.maxInFlight()).toBe(1);
     expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
     expect(server.requests.every((q) => q.body!.model === 'fake-model')).toBe(true);
-    expect(r.stdout.split('\n')[0]).toBe('Run 1 of variant 1 (dag): completed — context 140001 tokens (350%) > threshold 30000 (0.75 × 40000)');
+    expect(r.stdout.split('\n')[0]).toBe('Run 1 of variant 1 (dag): completed — context 204,528 calibrated tokens (140,001 transcript + 25,421 fixed + 39,106 from the tokenizer ratio 1.279) (511.3%) > threshold 30000 (0.75 × 40000)');
     expect(r.stdout).toContain('  summarizer calls: 19, cache hits: 0');
     // the bar starts after a second and ends at 19/19 on its own line
     expect(r.stderr).toMatch(/\r\[#+-*\] +\d+% {2}\d+\/19 summaries/);
