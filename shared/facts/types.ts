@@ -36,6 +36,8 @@ export interface Fact {
   fixed?: boolean;
   /** Errors: what a later success fixes them (`command:<canonical command>` or `<tool>:<target>`), so a merge can tell too. */
   source?: string;
+  /** Errors: the other keys a later successful command fixes them by (`target:mix test`, `file:lib/foo.ex`; shared/facts/errors.ts), so a merge can tell too. */
+  targets?: string[];
   /** Todo items: state as of the span's end. */
   status?: TodoStatus;
 }

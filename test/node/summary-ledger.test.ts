@@ -61,7 +61,7 @@ describe('the loss ledger stored with each summary', { timeout: 120_000 }, () =>
     const detail = sessionDetail(t.db, sessionId);
     expect(detail.externalCompactions_).toHaveLength(1);
     expect(detail.externalCompactions_[0].ledger!.retention).toEqual(CC_RETENTION);
-    expect(detail.externalCompactions_[0].ledger!.lost.slice(0, 3).map((e) => e.text)).toEqual(['mix test test/spotter_web/live/project_review_live_test.exs', 'fatal: The current branch spotter-gqc has no upstream branch.', 'git push']);
+    expect(detail.externalCompactions_[0].ledger!.lost.slice(0, 3).map((e) => e.text)).toEqual(['mix test test/spotter_web/live/project_review_live_test.exs', 'git push', 'Phoenix.Component']);
 
     const rep = await runReplay(t.db, { sessionId, strategy: 'dag' });
     expect(rep.status).toBe('completed');
