@@ -5,6 +5,7 @@
  * TypeScript type of its result. Preload, HTTP transport and renderer client are all
  * derived from OPERATIONS, so there is one list of operations, not three.
  */
+import type { TextRetention } from './retention/text.js';
 import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
@@ -262,6 +263,12 @@ export interface VariantInfo {
    * ledger, issue 8 §3); absent or null until the ledger computed it.
    */
   retention?: Record<FactCategory, { kept: number; total: number }> | null;
+  /**
+   * Beside it, the text-level score of the same spans (shared/retention/text.ts: their
+   * concrete strings searched as written in what the model receives); absent or null when
+   * not measured (a ledger stored before it was).
+   */
+  textRetention?: TextRetention | null;
 }
 
 /** The loss ledger's fact categories (shared/facts/types.ts). */
@@ -447,7 +454,8 @@ export interface LedgerReportRow {
 export interface LedgerReport {
   sessionId: number;
   baselines: Array<{ firstPosition: number; lastPosition: number; summaryTokenCount: number; ledger: SummaryLedger | null }>;
-  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; summaries: LedgerReportRow[] }>;
+  /** `textRetention`: the text-level score of the same summaries beside the fact retention (null: not measured). */
+  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; textRetention: TextRetention | null; summaries: LedgerReportRow[] }>;
 }
 
 /** `export --output FILE --json`: the file written instead of its content. */

@@ -141,7 +141,8 @@ export function listVariants(db: DB, sessionId: number): VariantListing[] {
     return {
       ...variantFromRow(r),
       latestReplayRunId: r.replay_run_id,
-      retention: retention.get(r.id) ?? null,
+      retention: retention.get(r.id)?.retention ?? null,
+      textRetention: retention.get(r.id)?.text ?? null,
       firings: stats ? num(stats.firings) : null,
       tokensSent: stats ? num(stats.inputTokens) : null,
       summarizerCalls: stats ? num(stats.summarizerCalls) : null,

@@ -8,6 +8,7 @@ import { copyFact, FACT_MEMO } from './fact.js';
 import { detailOf, foldRelativePaths } from './extract.js';
 import { contentWords, pathsIn } from './patterns.js';
 import { commandFixKeys } from './errors.js';
+import { sumTextRetention } from '../retention/text.js';
 import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
 
 /**
@@ -701,5 +702,6 @@ export function combineLedgers(ls: readonly SummaryLedger[], top = LEDGER_TOP): 
     retention: sumRetention(ls.map((l) => l.retention)),
     lost: ls.flatMap((l) => l.lost).slice(0, top),
     kept: ls.flatMap((l) => l.kept).slice(0, top),
+    text: sumTextRetention(ls.map((l) => l.text)),
   };
 }

@@ -3,6 +3,8 @@
  * span is compacted (issue 8 §3, the loss ledger; issue 9 builds its summarizer on them).
  */
 
+import type { TextRetention } from '../retention/text.js';
+
 export type FactCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';
 
 /** Every category, in the order ledgers and tables show them. */
@@ -94,4 +96,10 @@ export interface SummaryLedger {
   retention: Record<FactCategory, { kept: number; total: number }>;
   lost: LedgerEntry[];
   kept: LedgerEntry[];
+  /**
+   * The text-level score of the same span against the same text (shared/retention/text.ts:
+   * the span's concrete strings searched as written), computed beside the ledger by code that
+   * shares nothing with its extractor. Absent: a ledger stored before it was measured.
+   */
+  text?: TextRetention | null;
 }
