@@ -6,6 +6,7 @@
  * derived from OPERATIONS, so there is one list of operations, not three.
  */
 import type { TextRetention } from './retention/text.js';
+import type { ProbeEvaluationSummary } from './probes/types.js';
 import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { STRATEGIES } from './strategies/types.js';
@@ -269,6 +270,8 @@ export interface VariantInfo {
    * not measured (a ledger stored before it was).
    */
   textRetention?: TextRetention | null;
+  /** The newest probe evaluation of the variant (`evaluate`, electron/engine/evaluate.ts); absent or null when never evaluated. */
+  probes?: ProbeEvaluationSummary | null;
 }
 
 /** The loss ledger's fact categories (shared/facts/types.ts). */

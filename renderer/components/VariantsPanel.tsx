@@ -18,6 +18,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import type { RetentionCategory, VariantListing } from '../../shared/contract.js';
 import { TEXT_STRING_KINDS } from '../../shared/retention/text.js';
+import { probeScoreLabel } from '../../shared/probes/types.js';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
 import { keys, useApi, useVariantList } from '../api/queries.js';
@@ -79,6 +80,7 @@ const COLUMNS: ReadonlyArray<{ label: string; width: number; className?: string;
   { label: 'Parameters', width: 190 },
   { label: 'Cost', width: 70, className: 'num', title: 'Cost of the latest replay: model calls with caching + summarizer' },
   { label: 'Fact ret.', width: 70, className: 'num', title: 'Fact ledger: facts of the compacted spans kept by the summaries (loss ledger)' },
+  { label: 'Probes', width: 76, className: 'num', title: 'Probe evaluation (`evaluate`): mean grade 0–5 of the questions about the compacted span; "judge" = answered and graded by a model, "text" = offline text presence, a weaker check' },
   { label: 'Text ret.', width: 70, className: 'num', title: 'Text-level: the compacted spans\' paths, identifiers, numbers and commands found as written in what the model receives' },
   { label: 'Tokens sent', width: 78, className: 'num', title: 'Prompt tokens sent over every model call of the latest replay' },
   { label: 'Firings', width: 56, className: 'num', title: 'Firings of the latest replay' },
@@ -169,6 +171,9 @@ const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, 
       <td className="num">{formatUsd(v.costUsd)}</td>
       <td className="num" title={retention.title} data-testid={`variant-retention-${v.id}`}>
         {retention.text}
+      </td>
+      <td className="num" title={probeScoreLabel(v.probes)} data-testid={`variant-probes-${v.id}`}>
+        {v.probes?.meanScore != null ? `${v.probes.meanScore.toFixed(1)} ${v.probes.mode}` : '—'}
       </td>
       <td className="num" title={textRetention.title} data-testid={`variant-text-retention-${v.id}`}>
         {textRetention.text}

@@ -105,6 +105,7 @@ export const command: CliCommand = {
       { header: 'COST', value: (v) => (v.costUsd === null ? '-' : `$${v.costUsd.toFixed(4)}`), align: 'right' },
       { header: 'FACT RET.', value: retention, align: 'right' },
       { header: 'TEXT RET.', value: textRetention, align: 'right' },
+      { header: 'PROBES', value: (v) => (v.probes?.meanScore != null ? `${v.probes.meanScore.toFixed(2)}/5 ${v.probes.mode === 'judge' ? 'judge' : 'text'}` : '-'), align: 'right' },
       { header: 'LAST RUN', value: (v) => (v.lastRun ? `${v.lastRun.at} ${v.lastRun.kind} ${v.lastRun.status}` : '-') },
     ])) ctx.out(line);
     return 0;
