@@ -5,6 +5,8 @@
  * TypeScript type of its result. Preload, HTTP transport and renderer client are all
  * derived from OPERATIONS, so there is one list of operations, not three.
  */
+import type { TextRetention } from './retention/text.js';
+import type { ProbeEvaluationSummary } from './probes/types.js';
 import { z } from 'zod';
 import { userPricesSchema, type UserPrices } from './cost/prices.js';
 import { userContextWindowsSchema, type UserContextWindows } from './cost/windows.js';
@@ -265,6 +267,14 @@ export interface VariantInfo {
    * ledger); absent or null until the ledger computed it.
    */
   retention?: Record<FactCategory, { kept: number; total: number }> | null;
+  /**
+   * Beside it, the text-level score of the same spans (shared/retention/text.ts: their
+   * concrete strings searched as written in what the model receives); absent or null when
+   * not measured (a ledger stored before it was).
+   */
+  textRetention?: TextRetention | null;
+  /** The newest probe evaluation of the variant (`evaluate`, electron/engine/evaluate.ts); absent or null when never evaluated. */
+  probes?: ProbeEvaluationSummary | null;
 }
 
 /** The loss ledger's fact categories (shared/facts/types.ts). */
@@ -467,7 +477,8 @@ export interface LedgerReportRow {
 export interface LedgerReport {
   sessionId: number;
   baselines: Array<{ firstPosition: number; lastPosition: number; summaryTokenCount: number; ledger: SummaryLedger | null }>;
-  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; summaries: LedgerReportRow[] }>;
+  /** `textRetention`: the text-level score of the same summaries beside the fact retention (null: not measured). */
+  variants: Array<{ variantId: number; strategy: StrategyName; retention: Record<FactCategory, { kept: number; total: number }> | null; textRetention: TextRetention | null; summaries: LedgerReportRow[] }>;
 }
 
 /** `export --output FILE --json`: the file written instead of its content. */

@@ -17,6 +17,7 @@ import { recordOwner, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvents, finishRun, getOrCreateVariant, startRun } from '../store/variants.js';
 import { insertReplaySummaries, saveReplayTimeline } from '../store/replays.js';
 import { turnFactStream } from '../../shared/facts/extract.js';
+import type { SpanString } from '../../shared/retention/text.js';
 import { externalCompactionLedger, recordSummaryLedger, type LedgerSummary, type ReplayLedgerMemory } from './summary-ledger.js';
 import { buildMomentView, firingLedger, ledgerGroupEnds, type ViewMoment } from '../../shared/replay/firing-ledger.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName } from '../tokenizer.js';
@@ -150,7 +151,8 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
       allTurns ??= listTurns(db, o.sessionId);
       const positionOf = new Map(allTurns.map((t) => [t.id, t.position]));
       const ledgerSummaries = new Map([...stored.values()].map((s): [number, LedgerSummary] => [s.id, { sessionId: o.sessionId, text: s.text, firstPosition: s.firstPosition, lastPosition: s.lastPosition, childIds: s.childIds, turnPositions: s.turnIds.map((id) => positionOf.get(id)!) }]));
-      const ledgerMemory: ReplayLedgerMemory = { spanFacts: new Map(), turns: allTurns, summaries: ledgerSummaries };
+      const textMemo = new WeakMap<Pick<Turn, 'role' | 'blocks'>, SpanString[]>();
+      const ledgerMemory: ReplayLedgerMemory = { spanFacts: new Map(), turns: allTurns, summaries: ledgerSummaries, textMemo };
       for (const id of [...ids.values()].sort((a, b) => a - b)) recordSummaryLedger(db, id, store.get(memoryIdOf.get(id)!)?.facts ?? null, ledgerMemory);
       // Per-firing ledgers: the turns each firing compacted against the whole context right after
       // it. Each costs two context builds and a fact match over the turns so far, so firings are
@@ -176,7 +178,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
           const m = moment(f.state);
           // Its view built here and carried to the next ledger, whose "before" it is.
           const after: ViewMoment = { ...m, built: buildMomentView({ strategy: o.strategy, params: prepared.params, countTokens: ledgerCount }, m, turnsNow) };
-          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: turnsNow, before, after, countTokens: ledgerCount, factsOf });
+          const fl = firingLedger({ strategy: o.strategy, params: prepared.params, turns: turnsNow, before, after, countTokens: ledgerCount, factsOf, textMemo });
           e.ledger = fl ? fl.ledger : null;
           // The next ledger's "before" is this moment, at this call (firing-ledger.ts ViewMoment.end).
           before = { ...after, end: f.position };

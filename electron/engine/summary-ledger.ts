@@ -1,7 +1,8 @@
 /**
  * The loss ledger computed when a summary is written: the facts of the span
  * the summary covers (shared/facts) and which of them survive in its text, stored in
- * `summary_facts` (electron/store/summary-facts.ts). Also the baseline: the ledger of a
+ * `summary_facts` (electron/store/summary-facts.ts), with the text-level score of the same span
+ * against the same text (shared/retention/text.ts). Also the baseline: the ledger of a
  * source tool's own compaction summary (Claude Code's) over the turns it replaced.
  */
 import type { DB } from '../store/db.js';
@@ -13,6 +14,7 @@ import { extractFacts, mergeFactSets, topLedgerOf, type FactSet, type SummaryLed
 import { firingLedger } from '../../shared/replay/firing-ledger.js';
 import type { StrategyName, VariantState } from '../../shared/strategies/types.js';
 import type { Turn } from '../../shared/model/turn.js';
+import { textRetention, type SpanString } from '../../shared/retention/text.js';
 
 /** The facts of turns [from, to] (positions, inclusive) of a session. */
 export function turnRangeFacts(db: DB, sessionId: number, from: number, to: number): FactSet {
@@ -30,10 +32,19 @@ export interface ReplayLedgerMemory {
   turns: readonly Turn[];
   /** The replay's summaries as summaryForLedger reads them, by stored id: what the replay just wrote is not read back. */
   summaries?: ReadonlyMap<number, LedgerSummary>;
+  /** Each turn's strings for the text-level score (shared/retention/text.ts), read once per replay. */
+  textMemo?: WeakMap<Pick<Turn, 'role' | 'blocks'>, SpanString[]>;
 }
 
 /** What a summary's ledger reads of it (summaryForLedger). */
 export type LedgerSummary = NonNullable<ReturnType<typeof summaryForLedger>>;
+
+/** Turns [from, to] (positions, inclusive): from the replay's turns already read when they are the positions asked for. */
+function rangeTurns(db: DB, sessionId: number, from: number, to: number, memory?: ReplayLedgerMemory): readonly Turn[] {
+  const turns = memory?.turns;
+  if (turns && turns[from]?.position === from && turns[to]?.position === to) return turns.slice(from, to + 1);
+  return listTurns(db, sessionId, { from, to: to + 1 });
+}
 
 /** turnRangeFacts from turns already read when they are the positions asked for. */
 function rangeFacts(db: DB, sessionId: number, from: number, to: number, memory?: ReplayLedgerMemory): FactSet {
@@ -74,6 +85,7 @@ export function recordSummaryLedger(db: DB, summaryId: number, ownFacts: FactSet
   if (!s) return null;
   const span = spanFactsOf(db, s, memory);
   const ledger = topLedgerOf(span, s.text);
+  ledger.text = textRetention(rangeTurns(db, s.sessionId, s.firstPosition, s.lastPosition, memory), s.text, memory?.textMemo);
   memory?.spanFacts.set(summaryId, span);
   insertSummaryFacts(db, { summaryId, spanFacts: memory ? null : span, ownFacts, ledger });
   return ledger;
@@ -104,6 +116,7 @@ export function externalCompactionLedger(db: DB, c: Pick<ExternalCompaction, 'se
   const key = `${c.sessionId}:${c.boundaryPosition}`;
   if (memo.has(key)) return memo.get(key)!;
   const ledger = c.summaryText ? topLedgerOf(turnRangeFacts(db, c.sessionId, c.firstPosition, c.lastPosition), c.summaryText) : null;
+  if (ledger) ledger.text = textRetention(rangeTurns(db, c.sessionId, c.firstPosition, c.lastPosition), c.summaryText!);
   memo.set(key, ledger);
   return ledger;
 }

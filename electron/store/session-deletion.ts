@@ -88,6 +88,7 @@ const STEPS: readonly string[] = [
   `DELETE FROM run_events WHERE rowid IN (SELECT e.rowid FROM run_events e JOIN runs r ON r.id = e.run_id JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
   `DELETE FROM replay_timelines WHERE run_id IN (SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
   `DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = :id LIMIT :limit)`,
+  `DELETE FROM probe_evaluations WHERE id IN (SELECT id FROM probe_evaluations WHERE session_id = :id LIMIT :limit)`,
   `DELETE FROM variants WHERE id IN (SELECT id FROM variants WHERE session_id = :id LIMIT :limit)`,
   `DELETE FROM model_calls WHERE rowid IN (SELECT rowid FROM model_calls WHERE session_id = :id LIMIT :limit)`,
   `DELETE FROM external_compactions WHERE rowid IN (SELECT rowid FROM external_compactions WHERE session_id = :id LIMIT :limit)`,

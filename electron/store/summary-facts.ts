@@ -6,6 +6,7 @@
 import type { DB } from './db.js';
 import type { FactCategory, FactSet, SummaryLedger } from '../../shared/facts/index.js';
 import { sumRetention } from '../../shared/facts/index.js';
+import { sumTextRetention, type TextRetention } from '../../shared/retention/text.js';
 
 /** `spanFacts` null: not kept (a replay's summaries, migration 014). */
 export function insertSummaryFacts(db: DB, row: { summaryId: number; spanFacts: FactSet | null; ownFacts: FactSet | null; ledger: SummaryLedger }): void {
@@ -51,11 +52,17 @@ export function ledgersOf(db: DB, summaryIds: readonly number[]): Map<number, Su
  * parents). Null when the variant has no live summary with a ledger.
  */
 export function variantRetention(db: DB, variantId: number): Record<FactCategory, { kept: number; total: number }> | null {
+  return variantScores(db, variantId)?.retention ?? null;
+}
+
+/** variantRetention with the text-level score summed over the same summaries (null when one was stored without it). */
+export function variantScores(db: DB, variantId: number): LedgerScores | null {
   const rows = db
     .prepare('SELECT f.ledger FROM summaries s JOIN summary_facts f ON f.summary_id = s.id WHERE s.variant_id = ? AND s.replay_run_id IS NULL AND s.compacted = 0')
     .all(variantId) as Array<{ ledger: string }>;
   if (rows.length === 0) return null;
-  return sumRetention(rows.map((r) => (JSON.parse(r.ledger) as SummaryLedger).retention));
+  const ledgers = rows.map((r) => JSON.parse(r.ledger) as SummaryLedger);
+  return { retention: sumRetention(ledgers.map((l) => l.retention)), text: sumTextRetention(ledgers.map((l) => l.text)) };
 }
 
 /** What the ledger of one summary reads: its text, session, range, child summaries and the positions of the turns it covers directly. */
@@ -77,6 +84,17 @@ export function summaryForLedger(db: DB, summaryId: number): { sessionId: number
 
 type Retention = Record<FactCategory, { kept: number; total: number }>;
 
+/** What a run kept: the fact ledger's retention and, beside it, the text-level score (null: not measured). */
+export interface LedgerScores {
+  retention: Retention;
+  text: TextRetention | null;
+}
+
+const scoresOf = (ledgers: ReadonlyArray<{ retention: Retention; text?: TextRetention | null }>): LedgerScores => ({
+  retention: sumRetention(ledgers.map((l) => l.retention)),
+  text: sumTextRetention(ledgers.map((l) => l.text)),
+});
+
 /**
  * The one rule for what a run kept (the variant table, sweeps): a REPLAY run, summed over
  * its firings' ledgers (each firing's compacted turns — summarized, masked or dropped —
@@ -87,38 +105,43 @@ type Retention = Record<FactCategory, { kept: number; total: number }>;
  * without any ledger are absent.
  */
 export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; variantId: number; kind: 'pass' | 'replay' }>): Map<number, Retention> {
-  const out = new Map<number, Retention>();
+  return new Map([...scoresOfRuns(db, runs)].map(([id, s]) => [id, s.retention]));
+}
+
+/** retentionOfRuns with the text-level score of the same ledgers (shared/retention/text.ts). */
+export function scoresOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; variantId: number; kind: 'pass' | 'replay' }>): Map<number, LedgerScores> {
+  const out = new Map<number, LedgerScores>();
   const replays = runs.filter((r) => r.kind === 'replay');
   const passes = runs.filter((r) => r.kind === 'pass');
   if (replays.length > 0) {
     // Only the retention leaves SQLite: a window replay has ~50k firing rows whose state is large.
     const rows = db
       .prepare(
-        `SELECT run_id, json_extract(data, '$.ledger.retention') AS retention FROM run_events
+        `SELECT run_id, json_extract(data, '$.ledger.retention') AS retention, json_extract(data, '$.ledger.text') AS text FROM run_events
          WHERE kind = 'firing' AND run_id IN (SELECT value FROM json_each(?)) AND json_extract(data, '$.ledger.retention') IS NOT NULL ORDER BY id`,
       )
-      .all(JSON.stringify(replays.map((r) => r.runId))) as Array<{ run_id: number; retention: string }>;
-    const byRun = new Map<number, Retention[]>();
-    for (const r of rows) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), JSON.parse(r.retention) as Retention]);
-    for (const [runId, list] of byRun) out.set(runId, sumRetention(list));
+      .all(JSON.stringify(replays.map((r) => r.runId))) as Array<{ run_id: number; retention: string; text: string | null }>;
+    const byRun = new Map<number, Array<{ retention: Retention; text: TextRetention | null }>>();
+    for (const r of rows) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), { retention: JSON.parse(r.retention) as Retention, text: r.text ? (JSON.parse(r.text) as TextRetention) : null }]);
+    for (const [runId, list] of byRun) out.set(runId, scoresOf(list));
   }
   if (passes.length > 0) {
     // A pass that wrote no summary (window, masking, forgetting) carries its ledger as a run event.
     const own = db
-      .prepare(`SELECT run_id, json_extract(data, '$.ledger.retention') AS retention FROM run_events WHERE kind = 'ledger' AND run_id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(passes.map((r) => r.runId))) as Array<{ run_id: number; retention: string | null }>;
-    for (const r of own) if (r.retention) out.set(r.run_id, sumRetention([JSON.parse(r.retention) as Retention]));
+      .prepare(`SELECT run_id, json_extract(data, '$.ledger.retention') AS retention, json_extract(data, '$.ledger.text') AS text FROM run_events WHERE kind = 'ledger' AND run_id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(passes.map((r) => r.runId))) as Array<{ run_id: number; retention: string | null; text: string | null }>;
+    for (const r of own) if (r.retention) out.set(r.run_id, scoresOf([{ retention: JSON.parse(r.retention) as Retention, text: r.text ? (JSON.parse(r.text) as TextRetention) : null }]));
     const rows = db
       .prepare(
         `SELECT s.variant_id AS variant_id, f.ledger AS ledger FROM summaries s JOIN summary_facts f ON f.summary_id = s.id
          WHERE s.variant_id IN (SELECT value FROM json_each(?)) AND s.replay_run_id IS NULL AND s.compacted = 0`,
       )
       .all(JSON.stringify([...new Set(passes.map((r) => r.variantId))])) as Array<{ variant_id: number; ledger: string }>;
-    const byVariant = new Map<number, Retention[]>();
-    for (const r of rows) byVariant.set(r.variant_id, [...(byVariant.get(r.variant_id) ?? []), (JSON.parse(r.ledger) as SummaryLedger).retention]);
+    const byVariant = new Map<number, SummaryLedger[]>();
+    for (const r of rows) byVariant.set(r.variant_id, [...(byVariant.get(r.variant_id) ?? []), JSON.parse(r.ledger) as SummaryLedger]);
     for (const r of passes) {
       const list = byVariant.get(r.variantId);
-      if (list && !out.has(r.runId)) out.set(r.runId, sumRetention(list));
+      if (list && !out.has(r.runId)) out.set(r.runId, scoresOf(list));
     }
   }
   return out;
@@ -129,7 +152,7 @@ export function retentionOfRuns(db: DB, runs: ReadonlyArray<{ runId: number; var
  * when it has one, else its newest pass run, by `retentionOfRuns`. Variants without a ledger
  * are absent. Keyed by variant id.
  */
-export function retentionBySession(db: DB, sessionId: number): Map<number, Retention> {
+export function retentionBySession(db: DB, sessionId: number): Map<number, LedgerScores> {
   const runs = db
     .prepare(
       `SELECT v.id AS variantId, COALESCE(
@@ -140,8 +163,8 @@ export function retentionBySession(db: DB, sessionId: number): Map<number, Reten
     )
     .all(sessionId) as Array<{ variantId: number; runId: number | null; kind: 'pass' | 'replay' }>;
   const withRun = runs.filter((r): r is { variantId: number; runId: number; kind: 'pass' | 'replay' } => r.runId !== null);
-  const byRun = retentionOfRuns(db, withRun);
-  const out = new Map<number, Retention>();
+  const byRun = scoresOfRuns(db, withRun);
+  const out = new Map<number, LedgerScores>();
   for (const r of withRun) {
     const ret = byRun.get(r.runId);
     if (ret) out.set(r.variantId, ret);
@@ -153,12 +176,12 @@ export function retentionBySession(db: DB, sessionId: number): Map<number, Reten
  * Retention of every point of a sweep, measured on the run the point reports
  * (`retentionOfRuns`). Points whose run left no ledger are absent. Keyed by sweep_points.id.
  */
-export function retentionBySweepPoint(db: DB, sweepId: number): Map<number, Retention> {
+export function retentionBySweepPoint(db: DB, sweepId: number): Map<number, LedgerScores> {
   const points = db
     .prepare('SELECT p.id AS pointId, p.run_id AS runId, p.variant_id AS variantId, r.kind AS kind FROM sweep_points p JOIN runs r ON r.id = p.run_id WHERE p.sweep_id = ?')
     .all(sweepId) as Array<{ pointId: number; runId: number; variantId: number; kind: 'pass' | 'replay' }>;
-  const byRun = retentionOfRuns(db, points);
-  const out = new Map<number, Retention>();
+  const byRun = scoresOfRuns(db, points);
+  const out = new Map<number, LedgerScores>();
   for (const p of points) {
     const ret = byRun.get(p.runId);
     if (ret) out.set(p.pointId, ret);

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { DB } from './db.js';
 import { retentionBySweepPoint } from './summary-facts.js';
 import { stableJson } from '../../shared/model/turn.js';
-import { retentionCells } from '../../shared/sweep/table.js';
+import { retentionCells, textRetentionCells } from '../../shared/sweep/table.js';
 import type { RunStatus, SummarizerConfig } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { SweepAxis, SweepDetail, SweepInfo, SweepKind, SweepRow } from '../../shared/sweep/types.js';
@@ -148,7 +148,8 @@ export function getSweepDetail(db: DB, sweepId: number): SweepDetail | null {
             }
           : null,
       pass: p.kind === 'pass' ? { tokensBefore: numOrNull(s.tokensBefore), tokensAfter: numOrNull(s.tokensAfter), summaries: p.summaries, summarizerCalls: num(s.summarizerCalls), summarizerCostUsd: num(s.costUsd) } : null,
-      ...retentionCells(retention.get(p.id) ?? null),
+      ...retentionCells(retention.get(p.id)?.retention ?? null),
+      ...textRetentionCells(retention.get(p.id)?.text ?? null),
     };
   });
   return { sweep, rows };

@@ -4,6 +4,7 @@
  * immutable turns, so many variants of one session live side by side.
  */
 import { ledgersOf, retentionBySession } from './summary-facts.js';
+import { latestProbeScores } from './probe-evaluations.js';
 import crypto from 'node:crypto';
 import { writeTransaction, type DB } from './db.js';
 import type { NewSummary as PassSummary } from '../../shared/passes/context.js';
@@ -136,12 +137,15 @@ export function listVariants(db: DB, sessionId: number): VariantListing[] {
     )
     .all(sessionId) as VariantListingRow[];
   const retention = retentionBySession(db, sessionId);
+  const probes = latestProbeScores(db, sessionId);
   return rows.map((r) => {
     const stats = r.replay_stats ? (JSON.parse(r.replay_stats) as Record<string, unknown>) : null;
     return {
       ...variantFromRow(r),
       latestReplayRunId: r.replay_run_id,
-      retention: retention.get(r.id) ?? null,
+      retention: retention.get(r.id)?.retention ?? null,
+      textRetention: retention.get(r.id)?.text ?? null,
+      probes: probes.get(r.id) ?? null,
       firings: stats ? num(stats.firings) : null,
       tokensSent: stats ? num(stats.inputTokens) : null,
       summarizerCalls: stats ? num(stats.summarizerCalls) : null,
@@ -187,6 +191,7 @@ export function deleteVariantRows(db: DB, variantId: number): void {
   const ofSummaries = 'SELECT id FROM summaries WHERE variant_id = ?';
   const ofRuns = 'SELECT id FROM runs WHERE variant_id = ?';
   db.prepare('DELETE FROM sweep_points WHERE variant_id = ?').run(variantId);
+  db.prepare('DELETE FROM probe_evaluations WHERE variant_id = ?').run(variantId);
   db.prepare(`DELETE FROM summary_sources WHERE summary_id IN (${ofSummaries})`).run(variantId);
   db.prepare(`DELETE FROM summary_facts WHERE summary_id IN (${ofSummaries})`).run(variantId);
   db.prepare('DELETE FROM summaries WHERE variant_id = ?').run(variantId);

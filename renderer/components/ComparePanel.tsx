@@ -261,6 +261,9 @@ function FactsTable({ ctx, labels }: { ctx: ContextComparison; labels: ReadonlyM
           {formatInt(f.total)} facts in the {formatInt(f.compactedTurns)} turns some column compacted · kept:{' '}
           {f.columnKeys.map((k, i) => `${labels.get(k) ?? k} ${f.kept[i]}`).join(' · ')} · {formatInt(f.differing)} differ
         </span>
+        <span className="muted" data-testid="compare-text-retention" title="Text-level: the same turns' paths, identifiers, numbers and commands found as written in each column's context">
+          text-level: {formatInt(f.textTotal)} strings · kept: {f.columnKeys.map((k, i) => `${labels.get(k) ?? k} ${f.textKept[i]}`).join(' · ')}
+        </span>
         <label>
           <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} data-testid="compare-facts-all" /> show every fact
         </label>

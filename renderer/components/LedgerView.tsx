@@ -1,12 +1,13 @@
 /**
- * A loss ledger as the window shows it: retention per category as small bars
- * with "kept/total", the most salient lost facts ("lost: `lib/foo.ex` (edited 4×), …"),
+ * A loss ledger as the window shows it: retention per category as small bars with
+ * "kept/total", the text-level score of the same span beside the fact score, the most salient lost facts ("lost: `lib/foo.ex` (edited 4×), …"),
  * and the kept ones collapsed. Presentational: the DAG inspector (a summary, the source
  * tool's own compaction) and the Timeline (a firing, the source's compaction) pass it a
  * stored ledger (shared/facts SummaryLedger).
  */
 import { memo } from 'react';
 import { FACT_CATEGORIES, type LedgerEntry, type SummaryLedger } from '../../shared/facts/types.js';
+import { TEXT_STRING_KINDS, textRetentionLabel, type TextRetention } from '../../shared/retention/text.js';
 
 function FactList({ entries, testId }: { entries: readonly LedgerEntry[]; testId: string }) {
   return (
@@ -18,6 +19,19 @@ function FactList({ entries, testId }: { entries: readonly LedgerEntry[]; testId
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The text-level score beside the fact ledger's (shared/retention/text.ts), with the first strings it lost. */
+function TextScore({ text, testId }: { text: TextRetention | null | undefined; testId: string }) {
+  const title = text
+    ? [`Text-level: the span's concrete strings found as written in what the model receives`, ...TEXT_STRING_KINDS.filter((k) => text.byKind[k].total > 0).map((k) => `${k}: ${text.byKind[k].kept}/${text.byKind[k].total}`), ...(text.lost.length > 0 ? [`lost: ${text.lost.slice(0, 6).join(' · ')}`] : [])].join('\n')
+    : 'Text-level score not measured (stored before it existed)';
+  return (
+    <span className="muted small" title={title} data-testid={testId} data-kept={text?.kept ?? ''} data-total={text?.total ?? ''}>
+      {' · '}
+      {textRetentionLabel(text).replace(/^text/, 'text-level')}
+    </span>
   );
 }
 
@@ -35,9 +49,10 @@ export const LedgerView = memo(function LedgerView({ ledger, title, testId = 'le
     <div className="ledger" data-testid={testId} data-kept={kept} data-total={total}>
       <div className="ledger-head">
         <span className="section-title">{title}</span>
-        <span className="muted small">
-          {kept}/{total} facts kept{total > 0 ? ` (${Math.round((100 * kept) / total)}%)` : ''}
+        <span className="muted small" title="Fact ledger: the span's facts (shared/facts) that survive in what the model receives">
+          fact ledger {kept}/{total} kept{total > 0 ? ` (${Math.round((100 * kept) / total)}%)` : ''}
         </span>
+        <TextScore text={ledger.text} testId={`${testId}-text`} />
       </div>
       <div className="ledger-bars">
         {FACT_CATEGORIES.filter((c) => ledger.retention[c].total > 0).map((c) => {

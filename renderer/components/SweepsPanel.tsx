@@ -76,7 +76,7 @@ const SweepChartView = memo(function SweepChartView({ sweep, chart, sessionId }:
       <div className="sweep-readout small mono" data-testid="sweep-readout">
         {shown ? (
           <>
-            <b>{shown.label}</b> · {costText(sweep, shown.cost)} · {pctText(shown.retentionPct)} kept · {shown.rows.length} session{shown.rows.length === 1 ? '' : 's'}
+            <b>{shown.label}</b> · {costText(sweep, shown.cost)} · fact ledger {pctText(shown.retentionPct)} kept · text-level {pctText(shown.textRetentionPct)} · {shown.rows.length} session{shown.rows.length === 1 ? '' : 's'}
             {shown.onFront ? <span className="chip sweep-front-chip">Pareto front</span> : null} · click to open its variant
           </>
         ) : (
@@ -102,7 +102,8 @@ function RowsTable({ detail, rows }: { detail: SweepDetail; rows: readonly Sweep
           <th>parameters</th>
           <th className="num">{sweep.kind === 'replay' ? 'cost' : 'tokens after'}</th>
           <th className="num">{sweep.kind === 'replay' ? 'firings' : 'summaries'}</th>
-          <th className="num">retention</th>
+          <th className="num" title="Fact ledger: facts of the compacted spans kept">fact ret.</th>
+          <th className="num" title="Text-level: the compacted spans' paths, identifiers, numbers and commands found as written in what the model receives">text ret.</th>
           <th>run</th>
         </tr>
       </thead>
@@ -116,6 +117,7 @@ function RowsTable({ detail, rows }: { detail: SweepDetail; rows: readonly Sweep
               <td className="num">{cost === null ? '—' : costText(sweep, cost)}</td>
               <td className="num">{formatInt(r.replay ? r.replay.firings : (r.pass?.summaries ?? 0))}</td>
               <td className="num">{pctText(r.retentionPct)}</td>
+              <td className="num" data-testid={`sweep-row-text-${r.index}`}>{pctText(r.textRetentionPct)}</td>
               <td>
                 #{r.runId} {r.status}
               </td>

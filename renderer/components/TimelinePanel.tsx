@@ -8,6 +8,7 @@
  * Other completed replays of the session can be ticked and drawn over it (their context
  * series and a totals row each); the session's overhead fit and its spread sit above.
  */
+import { textRetentionLabel } from '../../shared/retention/text.js';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
@@ -178,7 +179,7 @@ function CallReadout({ view, idx, label }: { view: TimelineView; idx: number; la
   );
 }
 
-/** "27/71" facts kept over every category. */
+/** "facts 27/71 · text 12/40 (30.0%)": facts kept over every category, and the text-level score beside it. */
 function keptShare(l: SummaryLedger): string {
   let kept = 0;
   let total = 0;
@@ -186,7 +187,7 @@ function keptShare(l: SummaryLedger): string {
     kept += l.retention[c].kept;
     total += l.retention[c].total;
   }
-  return `${kept}/${total}`;
+  return `facts ${kept}/${total} · ${textRetentionLabel(l.text)}`;
 }
 
 /** The ledgers at the selected call: each firing's (the facts of the turns it compacted against the context right after it) and the source tool's own compaction there (the baseline). */

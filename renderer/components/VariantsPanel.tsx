@@ -17,6 +17,8 @@ import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'r
 import { useQueryClient } from '@tanstack/react-query';
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import type { RetentionCategory, VariantListing } from '../../shared/contract.js';
+import { TEXT_STRING_KINDS } from '../../shared/retention/text.js';
+import { probeScoreLabel } from '../../shared/probes/types.js';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { paramsAwayFromDefaults } from '../../shared/strategies/params.js';
 import { keys, useApi, useVariantList } from '../api/queries.js';
@@ -49,6 +51,14 @@ function retentionCell(r: VariantListing['retention']): { text: string; title: s
   return { text: total === 0 ? '—' : `${Math.round((kept / total) * 100)}%`, title: lines.join('\n') || 'no facts in the compacted spans' };
 }
 
+/** The text-level score beside it (shared/retention/text.ts): "41%" with kept/total and what each kind kept as a tooltip. */
+function textRetentionCell(r: VariantListing['textRetention']): { text: string; title: string } {
+  if (!r) return { text: '—', title: 'Not measured (a ledger stored before the text-level score existed, or no ledger yet)' };
+  if (r.total === 0) return { text: '—', title: 'no strings in the compacted spans' };
+  const kinds = TEXT_STRING_KINDS.filter((k) => r.byKind[k].total > 0).map((k) => `${k}: ${r.byKind[k].kept}/${r.byKind[k].total}`);
+  return { text: `${Math.round((r.kept / r.total) * 100)}%`, title: [`Text-level: ${r.kept}/${r.total} strings of the compacted spans found as written in what the model receives`, ...kinds].join('\n') };
+}
+
 function paramsText(v: VariantListing): string {
   const specs = STRATEGY_DEFINITIONS[v.strategy]?.specs ?? [];
   const changed = paramsAwayFromDefaults(specs, v.params);
@@ -69,7 +79,9 @@ const COLUMNS: ReadonlyArray<{ label: string; width: number; className?: string;
   { label: 'Strategy', width: 78 },
   { label: 'Parameters', width: 190 },
   { label: 'Cost', width: 70, className: 'num', title: 'Cost of the latest replay: model calls with caching + summarizer' },
-  { label: 'Retention', width: 70, className: 'num', title: 'Facts of the compacted spans kept by the summaries (loss ledger)' },
+  { label: 'Fact ret.', width: 70, className: 'num', title: 'Fact ledger: facts of the compacted spans kept by the summaries (loss ledger)' },
+  { label: 'Probes', width: 76, className: 'num', title: 'Probe evaluation (`evaluate`): mean grade 0–5 of the questions about the compacted span; "judge" = answered and graded by a model, "text" = offline text presence, a weaker check' },
+  { label: 'Text ret.', width: 70, className: 'num', title: 'Text-level: the compacted spans\' paths, identifiers, numbers and commands found as written in what the model receives' },
   { label: 'Tokens sent', width: 78, className: 'num', title: 'Prompt tokens sent over every model call of the latest replay' },
   { label: 'Firings', width: 56, className: 'num', title: 'Firings of the latest replay' },
   { label: 'Summ. calls', width: 74, className: 'num', title: 'Summarizer calls of the latest replay' },
@@ -142,6 +154,7 @@ const NameCell = memo(function NameCell({ id, name, onRename }: { id: number; na
 const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, onLoad, onTick, onRename, onDuplicate, onDelete }: RowProps) {
   const [confirming, setConfirming] = useState(false);
   const retention = retentionCell(v.retention);
+  const textRetention = textRetentionCell(v.textRetention);
   const params = paramsText(v);
   return (
     <tr className={`variant-row${current ? ' current' : ''}`} data-testid={`variant-row-${v.id}`} data-variant-id={v.id} onClick={() => onLoad(v)} title="Load this variant (strategy and parameters)">
@@ -158,6 +171,12 @@ const VariantRow = memo(function VariantRow({ v, current, ticked, tickDisabled, 
       <td className="num">{formatUsd(v.costUsd)}</td>
       <td className="num" title={retention.title} data-testid={`variant-retention-${v.id}`}>
         {retention.text}
+      </td>
+      <td className="num" title={probeScoreLabel(v.probes)} data-testid={`variant-probes-${v.id}`}>
+        {v.probes?.meanScore != null ? `${v.probes.meanScore.toFixed(1)} ${v.probes.mode}` : '—'}
+      </td>
+      <td className="num" title={textRetention.title} data-testid={`variant-text-retention-${v.id}`}>
+        {textRetention.text}
       </td>
       <td className="num">{dash(v.tokensSent, formatCompact)}</td>
       <td className="num">{dash(v.firings)}</td>

@@ -14,6 +14,7 @@ import { ledgerFacts, salience, survivesIn, visibleIndex } from '../facts/ledger
 import { turnsToItems } from '../summarize/items.js';
 import type { TurnFates } from './fates.js';
 import type { FactsComparison } from './types.js';
+import { messagesText, spanStrings, textRetentionOf } from '../retention/text.js';
 
 /** At most this many rows are listed (by salience); the counts cover every fact. */
 export const MAX_FACT_ROWS = 300;
@@ -30,7 +31,10 @@ const notSent = (f: string) => f === 'summarized' || f === 'masked' || f === 'dr
 export function compareFacts(turns: readonly Pick<Turn, 'position' | 'role' | 'blocks'>[], columns: readonly FactsColumn[]): FactsComparison {
   const compacted = turns.filter((_, i) => columns.some((c) => notSent(c.fates.fates[i])));
   const keys = columns.map((c) => c.key);
-  if (compacted.length === 0) return { columnKeys: keys, compactedTurns: 0, total: 0, kept: keys.map(() => 0), differing: 0, rows: [] };
+  if (compacted.length === 0) return { columnKeys: keys, compactedTurns: 0, total: 0, kept: keys.map(() => 0), differing: 0, rows: [], textTotal: 0, textKept: keys.map(() => 0) };
+  // The text-level score of the same turns per column, by code that shares nothing with the ledger.
+  const strings = spanStrings(compacted);
+  const textKept = columns.map((c) => textRetentionOf(strings, messagesText(c.sent)).kept);
   const span = extractFacts(turnsToItems(compacted));
   const seen = columns.map((c) => visibleIndex(contextText(c.sent)));
   const scored = ledgerFacts(span)
@@ -52,5 +56,7 @@ export function compareFacts(turns: readonly Pick<Turn, 'position' | 'role' | 'b
       survives,
       differs: differs(survives),
     })),
+    textTotal: strings.length,
+    textKept,
   };
 }

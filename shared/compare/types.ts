@@ -115,6 +115,13 @@ export interface FactsComparison {
   differing: number;
   /** By salience, highest first; at most MAX_FACT_ROWS. */
   rows: FactRow[];
+  /**
+   * Beside the fact counts, the text-level score of the same turns per column (same order as
+   * `columnKeys`): their concrete strings found as written in the column's context
+   * (shared/retention/text.ts). `textTotal` strings in all.
+   */
+  textTotal: number;
+  textKept: number[];
 }
 
 export interface ContextComparison {

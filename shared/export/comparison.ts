@@ -46,7 +46,10 @@ export function comparisonMarkdown(c: Comparison): string {
     for (const row of ctx.diff.filter((r) => !r.same)) out.push(`| ${span(row.from, row.to)} | ${row.fates.map((f, i) => `${FATE_MARK[f]}${row.summaryIds[i] !== null ? ` (#${row.summaryIds[i]})` : ''}`).join(' | ')} |`);
     const f = ctx.facts;
     out.push('', '### Facts: which survive in one and not the other', '');
-    out.push(`${f.total} facts in the ${f.compactedTurns} turns some column compacted; kept: ${f.columnKeys.map((k, i) => `${cell(label(k))} ${f.kept[i]}`).join(', ')}; ${f.differing} differ. Rows where the columns differ, by salience:`, '');
+    out.push(`${f.total} facts in the ${f.compactedTurns} turns some column compacted; kept: ${f.columnKeys.map((k, i) => `${cell(label(k))} ${f.kept[i]}`).join(', ')}; ${f.differing} differ.`, '');
+    // The text-level score beside the fact counts (shared/retention/text.ts).
+    out.push(`Text-level: ${f.textTotal} strings of the same turns (paths, identifiers, numbers, commands as written); found in: ${f.columnKeys.map((k, i) => `${cell(label(k))} ${f.textKept[i]}`).join(', ')}.`, '');
+    out.push('Rows where the columns differ, by salience:', '');
     out.push(`| fact | category | salience | ${f.columnKeys.map((k) => cell(label(k))).join(' | ')} |`, `|---|---|---:|${f.columnKeys.map(() => ':---:').join('|')}|`);
     for (const r of f.rows.filter((x) => x.differs)) out.push(`| \`${cell(r.text)}\`${r.detail ? ` (${cell(r.detail)})` : ''} | ${r.category} | ${r.salience.toFixed(2)} | ${r.survives.map((x) => (x ? '✓' : '✗')).join(' | ')} |`);
     if (ctx.sameSpan.length > 0) {

@@ -33,6 +33,7 @@ import {
   NUMBER_WITH_UNIT_RE,
   pathOf,
   pathsIn,
+  readsAsPath,
   shortPath,
   SHELL_LINE_RE,
   TAG_RE,
@@ -41,6 +42,7 @@ import {
   UUID_RE,
 } from './patterns.js';
 import { decisionsIn, REASON_RE } from './decisions.js';
+import { commandFixKeys, fileKey } from './errors.js';
 import type { Decision, Fact, FactCategory, FactSet, PathAction, TodoStatus } from './types.js';
 
 const REQUEST_CHARS = 240;
@@ -52,10 +54,15 @@ const NOT_A_REQUEST_RE = /^(?:This session is being continued from a previous co
 const HARNESS_TURN_RE = /<task-notification>/;
 /** A tool result that is the user declining the call: a decision, not an error to fix. */
 const REJECTED_RE = /^The user doesn't want to proceed with this tool use/;
+/** A bare name said in prose that is as often a library as a file (`highlight.js`, `Node.js`, `d3.js`). */
+const LIBRARY_LIKE_RE = /\.js$/i;
+/** Commands whose arguments are package names. */
+const PACKAGE_COMMAND_RE = /^(?:(?:npm|pnpm|yarn|bun)\s+(?:i|install|add|remove|rm|uninstall|update|upgrade)|pip3?\s+(?:install|uninstall)|cargo\s+(?:add|install)|gem\s+install|go\s+get|brew\s+install)\b/;
 /** Tools whose result is a file's content: no paths or errors are read out of it. */
 const FILE_READ_TOOL_RE = /^(?:Read|NotebookRead|read_file|view_file|cat)$/i;
 
-type Pending = { kind: 'command'; key: string } | { kind: 'tool'; source: string; read: boolean };
+/** A call waiting for its result; `fixKeys`: the targets and files whose errors its success fixes (errors.ts). */
+type Pending = { kind: 'command'; key: string; fixKeys: string[] } | { kind: 'tool'; source: string; read: boolean; fixKeys: string[] };
 
 export function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, ' ').trim();
@@ -100,8 +107,11 @@ class Collector {
   private readonly byCategory: Record<FactCategory, Map<string, Fact>> = { path: new Map(), command: new Map(), error: new Map(), identifier: new Map(), number: new Map(), request: new Map(), todo: new Map() };
   /** Whether a path is a fact already (tool output adds mentions to those only); one function for every result. */
   private readonly knownPath = (p: string): boolean => this.byCategory.path.has(p);
-  /** Errors still open, by the source (command key or tool:target) whose success fixes them. */
+  /** Errors still open, by each key whose later success fixes them (errorFixKeys). */
   private readonly openErrors = new Map<string, Fact[]>();
+  /** Bare `.js` names (`highlight.js`) said in prose: paths only once a tool input names them (`confirmedPaths`) or a path ends with them. */
+  private readonly proseBareNames = new Set<string>();
+  private readonly confirmedPaths = new Set<string>();
   private readonly pending: Pending[] = [];
   private todos: Array<{ content: string; status: TodoStatus }> | null = null;
   private readonly todoSeen = new Map<string, { first: number; mentions: number }>();
@@ -137,9 +147,11 @@ class Collector {
     return f;
   }
 
-  path(raw: string, action: PathAction, userNamed: boolean): void {
+  path(raw: string, action: PathAction, userNamed: boolean, prose = false): void {
     const p = raw.startsWith('./') ? raw.slice(2) : raw;
     if (p.length < 3) return;
+    if (!prose) this.confirmedPaths.add(p);
+    else if (!p.includes('/') && LIBRARY_LIKE_RE.test(p)) this.proseBareNames.add(p);
     const f = this.touch('path', p, p, userNamed);
     const actions = (f.actions ??= {});
     if (action === 'created' && ((actions.read ?? 0) > 0 || (actions.edited ?? 0) > 0 || (actions.created ?? 0) > 0)) action = 'edited';
@@ -169,7 +181,7 @@ class Collector {
   applyReferences(ops: ReferenceOps, userNamed: boolean): void {
     for (let i = 0; i < ops.length; i += 3) {
       const kind = ops[i];
-      if (kind === REF_PATH) this.path(ops[i + 1] as string, 'mentioned', userNamed);
+      if (kind === REF_PATH) this.path(ops[i + 1] as string, 'mentioned', userNamed, true);
       else this.touch(kind === REF_NUMBER ? 'number' : 'identifier', ops[i + 1] as string, ops[i + 2] as string, userNamed);
     }
   }
@@ -198,8 +210,10 @@ class Collector {
       const key = this.canonicalCommandFact(canonical, false);
       const deleting = /^\s*(?:git\s+)?rm\s/.test(canonical);
       // Paths of the command itself; the `cd DIR &&` in front says where, not what.
-      for (const p of pathsIn(canonical)) this.path(p, deleting ? 'deleted' : 'mentioned', false);
-      this.pending.push(key ? { kind: 'command', key } : { kind: 'tool', source: `${name}:${shell}`, read: false });
+      // An install's bare names are packages (`npm install highlight.js`), not files.
+      const paths = PACKAGE_COMMAND_RE.test(canonical) ? pathsIn(canonical).filter((p) => p.includes('/')) : pathsIn(canonical);
+      for (const p of paths) this.path(p, deleting ? 'deleted' : 'mentioned', false);
+      this.pending.push(key ? { kind: 'command', key, fixKeys: commandFixKeys(canonical, paths) } : { kind: 'tool', source: `${name}:${shell}`, read: false, fixKeys: [] });
       return;
     }
     const filePath = stringField(input, 'file_path') ?? stringField(input, 'notebook_path') ?? stringField(input, 'path');
@@ -237,14 +251,14 @@ class Collector {
           // OpenHands / SWE-agent editors: one tool, the action in `command`.
           this.path(filePath, sub === 'view' ? 'read' : sub === 'create' ? 'created' : 'edited', false);
         } else {
-          if (filePath && pathOf(filePath)) this.path(filePath, 'mentioned', false);
+          if (filePath && pathOf(filePath, true)) this.path(filePath, 'mentioned', false);
           const url = stringField(input, 'url');
           if (url) this.touch('identifier', url, url, false);
         }
       }
     }
     const read = name === 'Read' || name === 'NotebookRead' || (stringField(input, 'command') === 'view' && /editor/i.test(name)) || FILE_READ_TOOL_RE.test(name);
-    this.pending.push({ kind: 'tool', source: `${name}:${target}`, read });
+    this.pending.push({ kind: 'tool', source: `${name}:${target}`, read, fixKeys: target ? [fileKey(target)] : [] });
   }
 
   private todoList(list: unknown, field: 'content' | 'step'): void {
@@ -280,9 +294,12 @@ class Collector {
       if (!outcome.ok) f.failures = (f.failures ?? 0) + 1;
     }
     if (outcome.ok) {
-      if (source) {
-        for (const e of this.openErrors.get(source) ?? []) e.fixed = true;
-        this.openErrors.delete(source);
+      // A success fixes the errors of its own command or tool target; a command's also those of
+      // any earlier run on the same target (`mix test` after `mix test test/a_test.exs`) or file.
+      const fixes = source ? [source, ...(use?.kind === 'command' ? use.fixKeys : [])] : [];
+      for (const k of fixes) {
+        for (const e of this.openErrors.get(k) ?? []) e.fixed = true;
+        this.openErrors.delete(k);
       }
       return;
     }
@@ -291,10 +308,13 @@ class Collector {
     const e = this.touch('error', line.toLowerCase(), line, false);
     e.fixed = false;
     if (source) e.source = source;
-    if (source) {
-      const open = this.openErrors.get(source) ?? [];
+    // What a later success fixes it by: its own source, its target and files, and the files the error line names.
+    const keys = source ? [source, ...(use?.fixKeys ?? []), ...pathsIn(line).map(fileKey)] : [];
+    if (keys.length > 1) e.targets = [...new Set(keys.slice(1))];
+    for (const k of keys) {
+      const open = this.openErrors.get(k) ?? [];
       if (!open.includes(e)) open.push(e);
-      this.openErrors.set(source, open);
+      this.openErrors.set(k, open);
     }
   }
 
@@ -320,9 +340,26 @@ class Collector {
       }
     }
     shortenPaths(order);
-    const facts = foldRelativePaths(order);
+    const facts = foldRelativePaths(this.withoutUnconfirmedNames(order));
     for (const f of facts) f.detail = detailOf(f);
     return { facts, itemCount, decisions: [...this.decisionList.values()].map((d) => ({ ...d })) };
+  }
+
+  /**
+   * The facts without the bare `.js` names said in prose that nothing confirms as files: a
+   * name no tool input named and no path ends with (`highlight.js`, the library) is not a
+   * path. (`README.md` said in prose is a file: no library is named so.)
+   */
+  private withoutUnconfirmedNames(order: Fact[]): Fact[] {
+    if (this.proseBareNames.size === 0) return order;
+    const unconfirmed = new Set<string>();
+    for (const name of this.proseBareNames) if (!this.confirmedPaths.has(name)) unconfirmed.add(name);
+    if (unconfirmed.size === 0) return order;
+    for (const p of this.confirmedPaths) {
+      const slash = p.lastIndexOf('/');
+      if (slash >= 0) unconfirmed.delete(p.slice(slash + 1));
+    }
+    return unconfirmed.size === 0 ? order : order.filter((f) => f.category !== 'path' || !unconfirmed.has(f.key));
   }
 
   lastTodoItem = 0;
@@ -446,7 +483,12 @@ function shortenPaths(facts: readonly Fact[]): void {
   let bestCount = 0;
   for (const [root, n] of roots) if (n > bestCount) [best, bestCount] = [root, n];
   if (best.length < 2) return;
-  for (const f of facts) if (f.category === 'path' && f.text === f.key && f.key.startsWith(`${best}/`) && f.key.length > best.length + 1) f.text = f.key.slice(best.length + 1);
+  for (const f of facts) {
+    if (f.category !== 'path' || f.text !== f.key || !f.key.startsWith(`${best}/`) || f.key.length <= best.length + 1) continue;
+    // `/home/u/proj/priv` stays whole: `priv` alone is a word, not the directory.
+    const rest = f.key.slice(best.length + 1);
+    if (readsAsPath(rest)) f.text = rest;
+  }
 }
 
 /**

@@ -30,6 +30,7 @@ export function newFact(category: FactCategory, key: string, text: string, menti
     failures: undefined,
     fixed: undefined,
     source: undefined,
+    targets: undefined,
     status: undefined,
   };
   return f;
@@ -48,6 +49,7 @@ export function copyFact(f: Fact, firstItem = f.firstItem, lastItem = f.lastItem
   g.failures = f.failures;
   g.fixed = f.fixed;
   g.source = f.source;
+  if (f.targets) g.targets = f.targets.slice();
   g.status = f.status;
   const memo = (f as MemoFact)[FACT_MEMO];
   if (memo !== undefined) g[FACT_MEMO] = memo;

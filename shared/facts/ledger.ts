@@ -6,7 +6,9 @@
 import { numberEpoch, PresenceSlot, wordNumbers } from './word-numbers.js';
 import { copyFact, FACT_MEMO } from './fact.js';
 import { detailOf, foldRelativePaths } from './extract.js';
-import { contentWords } from './patterns.js';
+import { contentWords, pathsIn } from './patterns.js';
+import { commandFixKeys } from './errors.js';
+import { sumTextRetention } from '../retention/text.js';
 import { emptyRetention, FACT_CATEGORIES, type Decision, type Fact, type FactCategory, type FactSet, type Ledger, type LedgerEntry, type SummaryLedger } from './types.js';
 
 /**
@@ -118,16 +120,36 @@ export function mergeFactSets(sets: readonly FactSet[], opts?: { todos?: 'union'
   }
   // An error one set left open is fixed when a later set ran its command successfully (the
   // run that fixed it fell in the next span, where the error itself never appeared).
+  // Or a later set ran a command on the same target or file successfully (shared/facts/errors.ts).
+  let succeededBy: Map<string, number> | null = null;
   for (const f of facts) {
-    if (f.category !== 'error' || f.fixed !== false || !f.source?.startsWith('command:')) continue;
-    const run = byCategory.get('command')?.get(f.source.slice('command:'.length));
-    if (run?.ok === true && run.lastItem > f.lastItem) f.fixed = true;
+    if (f.category !== 'error' || f.fixed !== false) continue;
+    if (f.source?.startsWith('command:')) {
+      const run = byCategory.get('command')?.get(f.source.slice('command:'.length));
+      if (run?.ok === true && run.lastItem > f.lastItem) {
+        f.fixed = true;
+        continue;
+      }
+    }
+    if (!f.targets) continue;
+    succeededBy ??= successfulCommandKeys(byCategory.get('command'));
+    for (const k of f.targets) if ((succeededBy.get(k) ?? -1) > f.lastItem) f.fixed = true;
   }
   for (const f of facts) f.detail = detailOf(f);
   return anyDecisions ? { facts, itemCount: offset, decisions: [...decisions.values()] } : { facts, itemCount: offset };
 }
 
 const NO_FACTS: readonly Fact[] = [];
+
+/** The target and file keys of the commands whose last run succeeded, each with the latest item it ran at. */
+function successfulCommandKeys(commands: ReadonlyMap<string, Fact> | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of commands?.values() ?? []) {
+    if (c.ok !== true) continue;
+    for (const k of commandFixKeys(c.key, pathsIn(c.key))) out.set(k, Math.max(out.get(k) ?? -1, c.lastItem));
+  }
+  return out;
+}
 
 /**
  * The index by category and key of a merge's result, for the merge that takes the result over
@@ -680,5 +702,6 @@ export function combineLedgers(ls: readonly SummaryLedger[], top = LEDGER_TOP): 
     retention: sumRetention(ls.map((l) => l.retention)),
     lost: ls.flatMap((l) => l.lost).slice(0, top),
     kept: ls.flatMap((l) => l.kept).slice(0, top),
+    text: sumTextRetention(ls.map((l) => l.text)),
   };
 }

@@ -17,13 +17,19 @@ const PATH_SEGMENT_RE = /^[\w.@+-]+$/;
 export const COMMON_ROOTS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app', 'apps', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'electron', 'shared', 'renderer', 'public', 'static', 'include', 'examples', 'deps', 'bench', 'migrations']);
 
 /**
- * A token that names a file or directory: a known extension, an absolute or ./ path of two
- * or more segments, a trailing slash, three or more segments (`lib/spotter/transcripts`),
- * or two starting at a usual root (`src/store`). Not paths: "and/or", "row/col", and
- * one-segment absolute tokens (`/span`, `/div` from `</span>`, slash commands like `/init`).
- * A trailing `:line:col` and punctuation are dropped.
+ * A token that names a file or directory: a known extension, an absolute or `~/`, `./`, `../`
+ * path of two or more segments, or a relative path that starts at a usual root
+ * (`src/store`, `lib/spotter/transcripts`). Slash-separated words are not paths, however
+ * many segments they have: "and/or", "active/ended/inactive", a commit message's
+ * `thinking/tool-threading/code/subagent`; nor are one-segment absolute tokens (`/span`,
+ * `/div` from `</span>`, slash commands like `/init`). A trailing `:line:col` and
+ * punctuation are dropped. A bare name with an extension (`highlight.js`) is returned here;
+ * whether it names a file is the extractor's call (seen in a tool input, or the name of a
+ * path seen there: shared/facts/extract.ts).
+ * `loose`: the token sits where only a path goes (a tool input's `path` field): any two or
+ * more segments of path characters are a path.
  */
-export function pathOf(token: string): string | null {
+export function pathOf(token: string, loose = false): string | null {
   const t = withoutTrailing(token);
   if (t.length < 4 || t.includes('://') || t.includes('\\')) return null;
   // A bare name needs a name before its extension (`.erl` alone is not a file).
@@ -52,8 +58,7 @@ export function pathOf(token: string): string | null {
   }
   if (segments === 0 || allDigits) return null;
   if (FILE_EXT_RE.test(t)) return t;
-  if (segments >= 3) return t;
-  if (segments === 2 && (rooted || COMMON_ROOTS.has(first))) return t;
+  if (segments >= 2 && (rooted || loose || COMMON_ROOTS.has(first))) return t;
   return null;
 }
 
@@ -87,13 +92,21 @@ function withoutTrailing(token: string): string {
 
 /**
  * How an absolute path reads in a ledger line: from its first usual root on
- * (`/home/u/proj/lib/foo.ex` → `lib/foo.ex`); the full path when it has none.
+ * (`/home/u/proj/lib/foo.ex` → `lib/foo.ex`); the full path when it has none. A cut that
+ * would leave the root alone (`/home/u/proj/lib` → `lib`) is not made: a bare `lib` is a
+ * word of any text, not the directory.
  */
 export function shortPath(p: string): string {
   if (!p.startsWith('/')) return p;
-  const segs = p.split('/');
+  const segs = p.replace(/\/+$/, '').split('/');
   for (let i = 3; i < segs.length - 1; i++) if (COMMON_ROOTS.has(segs[i])) return segs.slice(i).join('/');
   return p;
+}
+
+/** Whether a path's short form still reads as a path: it has a `/` between two names, or a file extension. */
+export function readsAsPath(text: string): boolean {
+  const t = text.replace(/\/+$/, '');
+  return (t.includes('/') && !t.startsWith('/')) || t.indexOf('/', 1) > 0 || FILE_EXT_RE.test(t);
 }
 
 /**
@@ -184,8 +197,17 @@ export function knownPathsIn(text: string, known: (p: string) => boolean): strin
 }
 
 export const BACKTICK_RE = /`([^`\n]{2,80})`/g;
-/** camelCase, PascalCase with 2+ humps, snake_case, SCREAMING_CASE, dotted Module.Names, member.access and call() names. */
-export const IDENT_RE = /\b(?:[A-Z][a-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_]\w*\(\))/g;
+/**
+ * camelCase, PascalCase with 2+ humps, snake_case, SCREAMING_CASE, call() names, and names
+ * with their namespace kept whole: `AshComputer.LiveView`, `Spotter.Transcripts.Session`,
+ * `Phoenix.LiveView.JS.push()`, `std::vec::Vec`, `Foo::Bar`, `this.fooBar`, `os.path.join()`.
+ * A dotted chain is one identifier when it starts with a capital (a module path) or when a
+ * later segment is itself an identifier (camel or snake case, or a call); plain words joined
+ * by dots (`e.g`, `i.e`) are not. A name that is a file (`config.json`) is the caller's to
+ * drop (pathOf).
+ */
+export const IDENT_RE =
+  /(?<![\w.:$])(?:[A-Z][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?|[a-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?|[a-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\.|::)(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_]\w*\(\))|[a-z]+[A-Z][A-Za-z0-9]*(?:\(\))?|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*(?:\(\))?|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+(?:\(\))?|[A-Za-z_]\w*\(\))(?![\w$]|(?:\.|::)[A-Za-z_])/g;
 /** Issue ids: `#123`, `PROJ-42`, bead ids `bd-a1b2`. */
 export const ISSUE_ID_RE = /(?:^|[\s(])(#\d{2,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b|\b(bd-[a-z0-9]{3,8})\b/g;
 

@@ -3,6 +3,8 @@
  * span is compacted (the loss ledger; the extractive summarizer is built on them).
  */
 
+import type { TextRetention } from '../retention/text.js';
+
 export type FactCategory = 'path' | 'command' | 'error' | 'identifier' | 'number' | 'request' | 'todo';
 
 /** Every category, in the order ledgers and tables show them. */
@@ -36,6 +38,8 @@ export interface Fact {
   fixed?: boolean;
   /** Errors: what a later success fixes them (`command:<canonical command>` or `<tool>:<target>`), so a merge can tell too. */
   source?: string;
+  /** Errors: the other keys a later successful command fixes them by (`target:mix test`, `file:lib/foo.ex`; shared/facts/errors.ts), so a merge can tell too. */
+  targets?: string[];
   /** Todo items: state as of the span's end. */
   status?: TodoStatus;
 }
@@ -92,4 +96,10 @@ export interface SummaryLedger {
   retention: Record<FactCategory, { kept: number; total: number }>;
   lost: LedgerEntry[];
   kept: LedgerEntry[];
+  /**
+   * The text-level score of the same span against the same text (shared/retention/text.ts:
+   * the span's concrete strings searched as written), computed beside the ledger by code that
+   * shares nothing with its extractor. Absent: a ledger stored before it was measured.
+   */
+  text?: TextRetention | null;
 }

@@ -19,6 +19,7 @@ import { extractTurnFacts } from '../facts/extract.js';
 import { topLedgerOf } from '../facts/ledger.js';
 import type { FactSet, SummaryLedger } from '../facts/types.js';
 import { buildReplayMessages } from './build.js';
+import { messagesText, textRetention, type SpanString } from '../retention/text.js';
 
 /** The variant at one moment: the summaries it has (with their compacted flags then) and its state. */
 export interface ViewMoment {
@@ -58,6 +59,8 @@ export interface FiringLedgerInput {
   countTokens: (text: string) => number;
   /** The facts of the compacted turns (default extractTurnFacts; a replay passes one turnFactStream for all its ledgers). */
   factsOf?: (turns: readonly Turn[]) => FactSet;
+  /** Each turn's strings for the text-level score, kept across a replay's ledgers. */
+  textMemo?: WeakMap<Pick<Turn, 'role' | 'blocks'>, SpanString[]>;
 }
 
 export interface FiringLedger {
@@ -84,7 +87,10 @@ export function firingLedger(o: FiringLedgerInput): FiringLedger | null {
     if (now !== then || a.summaryIds[i] !== (i < beforeTurns.length ? b.summaryIds[i] : null)) compacted.push(t);
   });
   if (compacted.length === 0) return null;
-  return { compactedPositions: compacted.map((t) => t.position), ledger: topLedgerOf((o.factsOf ?? extractTurnFacts)(compacted), contextText(afterMessages)) };
+  const ledger = topLedgerOf((o.factsOf ?? extractTurnFacts)(compacted), contextText(afterMessages));
+  // The text-level score beside it: the same turns' strings, as text, in the same context.
+  ledger.text = textRetention(compacted, messagesText(afterMessages), o.textMemo);
+  return { compactedPositions: compacted.map((t) => t.position), ledger };
 }
 
 /** At most this many ledgers per replay. */

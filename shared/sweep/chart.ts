@@ -17,6 +17,8 @@ export interface SweepChartPoint {
   params: Record<string, number>;
   cost: number;
   retentionPct: number;
+  /** The text-level score over the same rows (shared/retention/text.ts); null when a row with a ledger has none. */
+  textRetentionPct: number | null;
   /** The rows it sums (one per session). */
   rows: SweepRow[];
   onFront: boolean;
@@ -45,6 +47,9 @@ export function sweepChart(rows: readonly SweepRow[], sessionId: number | null):
     let cost = 0;
     let kept = 0;
     let total = 0;
+    let textKept = 0;
+    let textTotal = 0;
+    let textMeasured = true;
     let ok = true;
     for (const r of group) {
       const c = sweepCost(r);
@@ -55,6 +60,10 @@ export function sweepChart(rows: readonly SweepRow[], sessionId: number | null):
       cost += c;
       // No ledger on a session: nothing of it was summarized there, so no fact is at stake.
       if (r.retention === null) continue;
+      if (r.textRetention) {
+        textKept += r.textRetention.kept;
+        textTotal += r.textRetention.total;
+      } else textMeasured = false;
       for (const cat of FACT_CATEGORIES) {
         kept += r.retention[cat].kept;
         total += r.retention[cat].total;
@@ -64,7 +73,8 @@ export function sweepChart(rows: readonly SweepRow[], sessionId: number | null):
       unplotted++;
       continue;
     }
-    points.push({ label, params: group[0].params, cost, retentionPct: Math.round((kept / total) * 10000) / 100, rows: group, onFront: false });
+    const textRetentionPct = textMeasured && textTotal > 0 ? Math.round((textKept / textTotal) * 10000) / 100 : null;
+    points.push({ label, params: group[0].params, cost, retentionPct: Math.round((kept / total) * 10000) / 100, textRetentionPct, rows: group, onFront: false });
   }
   points.sort((a, b) => a.cost - b.cost || b.retentionPct - a.retentionPct);
   const front = paretoFront(points.map((p) => ({ cost: p.cost, retention: p.retentionPct })));

@@ -2,7 +2,7 @@
  * A sweep's rows as figures and as CSV, pure: the retention cells (kept/total and a %) made
  * from a summed ledger, and the CSV the CLI prints (`sweep --csv`): one column per grid
  * parameter, the run's figures of the sweep's kind, then kept/total/% per fact category and
- * over all of them. The --json rows carry the same values (SweepRow).
+ * over all of them, then the text-level score (kept/total/%). The --json rows carry the same values (SweepRow).
  */
 import { FACT_CATEGORIES, type FactCategory } from '../facts/types.js';
 import type { RetentionCell, SweepKind, SweepRow } from './types.js';
@@ -22,6 +22,11 @@ export function retentionCells(sum: Record<FactCategory, { kept: number; total: 
     total += r.total;
   }
   return { retention, retentionPct: pct(kept, total) };
+}
+
+/** The text-level score of the same ledgers as a row's cells: kept/total and a %; nulls when not measured. */
+export function textRetentionCells(sum: { kept: number; total: number } | null): { textRetention: { kept: number; total: number } | null; textRetentionPct: number | null } {
+  return sum === null ? { textRetention: null, textRetentionPct: null } : { textRetention: { kept: sum.kept, total: sum.total }, textRetentionPct: pct(sum.kept, sum.total) };
 }
 
 /** The x of the sweep chart and of its Pareto front: what the point costs. */
@@ -56,6 +61,10 @@ export function sweepCsvHeader(paramNames: readonly string[], kind: SweepKind): 
     ...(kind === 'replay' ? REPLAY_COLUMNS : PASS_COLUMNS),
     ...FACT_CATEGORIES.flatMap((c) => [`${c}_kept`, `${c}_total`, `${c}_pct`]),
     'retention_pct',
+    // The text-level score beside it (shared/retention/text.ts).
+    'text_kept',
+    'text_total',
+    'text_retention_pct',
   ];
 }
 
@@ -79,6 +88,9 @@ export function sweepCsv(paramNames: readonly string[], kind: SweepKind, rows: r
         return cell ? [cell.kept, cell.total, cell.pct] : [null, null, null];
       }),
       r.retentionPct,
+      r.textRetention?.kept ?? null,
+      r.textRetention?.total ?? null,
+      r.textRetentionPct,
     ];
     lines.push(cells.map(csvCell).join(','));
   }

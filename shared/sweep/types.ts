@@ -79,6 +79,9 @@ export interface SweepRow {
   retention: Record<FactCategory, RetentionCell> | null;
   /** Every category together (kept / total, %), the chart's y. */
   retentionPct: number | null;
+  /** The text-level score of the same ledgers (shared/retention/text.ts), beside the fact score; null when not measured. */
+  textRetention: { kept: number; total: number } | null;
+  textRetentionPct: number | null;
 }
 
 /** `getSweep`: the sweep and its rows in order. */

@@ -125,7 +125,7 @@ test('every tab at 1600×1000 and 1000×700 in both themes: nothing cut off', as
         const paneRight = (await page.locator('.pane-body').boundingBox())!;
         const heads = page.locator('.variants-table thead th');
         await expect(heads.nth(4)).toHaveText('Cost');
-        await expect(heads.nth(5)).toHaveText('Retention');
+        await expect(heads.nth(5)).toHaveText('Fact ret.');
         if (size.width === 1600) {
           const retention = (await heads.nth(5).boundingBox())!;
           expect(retention.x + retention.width).toBeLessThanOrEqual(paneRight.x + paneRight.width);

@@ -98,11 +98,12 @@ describe('compact', () => {
     expect((await cli(['compact', '1', '--strategy', 'dag', ...SET])).code).toBe(0);
     expect((await cli(['compact', '1', '--strategy', 'masking'])).code).toBe(0);
     const table = (await cli(['variants', '1'])).stdout.split('\n');
-    expect(table[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STRATEGY', 'PARAMETERS', 'SUMMARIZER', 'RUNS', 'FIRINGS', 'TOKENS SENT', 'SUMM. CALLS', 'COST', 'RETENTION', 'LAST RUN']);
+    expect(table[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'STRATEGY', 'PARAMETERS', 'SUMMARIZER', 'RUNS', 'FIRINGS', 'TOKENS SENT', 'SUMM. CALLS', 'COST', 'FACT RET.', 'TEXT RET.', 'PROBES', 'LAST RUN']);
     // Only the parameters away from the defaults; no replay yet, so its replay columns are '-';
-    // retention is its live pass summaries' ledger (all facts kept / all facts of their spans).
+    // retention is its live pass summaries' ledger (all facts kept / all facts of their spans),
+    // and beside it the text-level score of the same summaries (strings found as written).
     const cells = (line: string) => line.trim().split(/\s{2,}/);
-    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '90%', expect.stringMatching(/ pass completed$/)]);
+    expect(cells(table[1])).toEqual(['1', '-', 'dag', 'tokenBudget=40000 leafChunkTokens=8000', 'extractive', '1', '-', '-', '-', '-', '89%', '64%', '-', expect.stringMatching(/ pass completed$/)]);
     expect(cells(table[2]).slice(0, 4)).toEqual(['2', '-', 'masking', 'defaults']);
     const renamed = await cli(['variants', '1', '--rename', '1', '--name', 'tight dag']);
     expect(renamed).toMatchObject({ code: 0, stdout: 'Renamed variant 1 to "tight dag".\n' });

@@ -18,6 +18,7 @@ import { runCli } from '../../electron/cli/run.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { contextText } from '../../shared/facts/context.js';
 import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
+import { messagesText, textRetention } from '../../shared/retention/text.js';
 import { turnsToItems } from '../../shared/summarize/items.js';
 import type { ReplayTimeline } from '../../shared/contract.js';
 import { replayStateAt } from '../../electron/store/replays.js';
@@ -71,8 +72,10 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     // Derived independently: the facts of turns 0–142 read from the store, matched against the
     // messages the replay's context service builds for call 78 (what the model receives).
     const span = extractFacts(turnsToItems(listTurns(t.db, sessionId, { from: 0, to: 143 })));
-    const seen = contextText(replayContextAt(t.db, tl.runId, 78).messages);
-    expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(span, seen)));
+    const context = replayContextAt(t.db, tl.runId, 78).messages;
+    const seen = contextText(context);
+    // Beside it, the text-level score of the same turns against the same context.
+    expect(e.ledger).toEqual({ ...summaryLedgerOf(ledgerOf(span, seen)), text: textRetention(listTurns(t.db, sessionId, { from: 0, to: 143 }), messagesText(context)) });
     // Pinned: all 71 facts survive (request 1/1, path 20/20, command 36/36, error 1/1,
     // identifier 11/11, number 2/2; no todo was open at turn 142): the fact-based extractive
     // summarizer carries every fact of the seven leaves into the condensation.
@@ -114,7 +117,7 @@ describe('the ledger of a pass that writes no summary (window, masking, forgetti
     // messages the model receives under that state.
     const dropped = turns.filter((x) => x.position >= a && x.position <= b && x.role !== 'system');
     const messages = buildReplay({ strategy: 'window', turns, summaries: [], state, params: getVariant(t.db, first.variantId)!.params as Record<string, number>, countTokens: (s) => Math.ceil(s.length / 4) }).messages;
-    const expected = summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), contextText(messages)));
+    const expected = { ...summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), contextText(messages))), text: textRetention(dropped, messagesText(messages)) };
     const ledgerOfRun = (runId: number) => listRuns(t.db, first.variantId).find((r) => r.id === runId)!.events.find((e) => e.kind === 'ledger')?.data.ledger;
     expect(ledgerOfRun(first.runId)).toEqual(expected);
     // The pass at the session's end drops what the replay's last firing drops (turns 1-294) and
@@ -125,7 +128,7 @@ describe('the ledger of a pass that writes no summary (window, masking, forgetti
     const second = await runCompaction(t.db, { sessionId, strategy: 'window', params: {}, force: true });
     expect(ledgerOfRun(second.runId)).toEqual(expected);
     expect(retentionOfRuns(t.db, [{ runId: second.runId, variantId: second.variantId, kind: 'pass' }]).get(second.runId)).toEqual(expected.retention);
-    expect(retentionBySession(t.db, sessionId).get(second.variantId)).toEqual(expected.retention);
+    expect(retentionBySession(t.db, sessionId).get(second.variantId)).toEqual({ retention: expected.retention, text: expected.text });
   });
 });
 
@@ -178,8 +181,9 @@ describe('grouped ledgers for a replay that fires at nearly every call', { timeo
       const [first, lastDropped] = state.droppedRanges![0];
       expect(first).toBe(1);
       const dropped = listTurns(t.db, sessionId, { from: Math.max(first, droppedBefore + 1), to: lastDropped + 1 }).filter((x) => x.role !== 'system');
-      const seen = contextText(replayContextAt(t.db, w.runId, e.call).messages);
-      expect(e.ledger).toEqual(summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), seen)));
+      const context = replayContextAt(t.db, w.runId, e.call).messages;
+      const seen = contextText(context);
+      expect(e.ledger).toEqual({ ...summaryLedgerOf(ledgerOf(extractFacts(turnsToItems(dropped)), seen)), text: textRetention(dropped, messagesText(context)) });
       covered += dropped.length;
       droppedBefore = lastDropped;
     }

@@ -206,7 +206,8 @@ describe('sweep over every fixture root session', { timeout: 300_000 }, () => {
     expect(lines[0]).toBe(
       'session,keepFirst,maxTurns,variant_id,run_id,status,tokens_before,tokens_after,summaries,summarizer_calls,summarizer_cost_usd,' +
         'request_kept,request_total,request_pct,todo_kept,todo_total,todo_pct,path_kept,path_total,path_pct,command_kept,command_total,command_pct,' +
-        'error_kept,error_total,error_pct,identifier_kept,identifier_total,identifier_pct,number_kept,number_total,number_pct,retention_pct',
+        'error_kept,error_total,error_pct,identifier_kept,identifier_total,identifier_pct,number_kept,number_total,number_pct,retention_pct,' +
+        'text_kept,text_total,text_retention_pct',
     );
     expect(lines[0].split(',')).toEqual(sweepCsvHeader(['keepFirst', 'maxTurns'], 'pass'));
     const spotter = first.rows.find((x) => x.sessionId === 17 && x.params.keepFirst === 1 && x.params.maxTurns === 10)!;
@@ -221,7 +222,11 @@ describe('sweep over every fixture root session', { timeout: 300_000 }, () => {
     const row = dag.rows[0];
     const cells = dagCsv[1].split(',');
     expect(cells.slice(0, 6)).toEqual(['17', '8', '10000', String(row.variantId), String(row.runId), 'completed']);
-    expect(Number(cells[cells.length - 1])).toBe(row.retentionPct);
+    expect(Number(cells[cells.length - 4])).toBe(row.retentionPct);
+    // The text-level score of the same ledgers beside it.
+    expect(row.textRetention).not.toBeNull();
+    expect(cells.slice(-3).map(Number)).toEqual([row.textRetention!.kept, row.textRetention!.total, row.textRetentionPct]);
+    expect(row.textRetentionPct!).toBeLessThan(100);
   });
 
   it('refuses a parameter the strategy lacks and a shard out of range, before anything runs', async () => {
@@ -294,6 +299,8 @@ describe('the sweep chart (pure)', () => {
     replay: { modelCalls: 1, inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: cost, summarizerCostUsd: 0, peakContext: 1, firings: 1, summarizerCalls: 0 },
     pass: null,
     ...retentionCells(kept === null ? null : { ...Object.fromEntries(FACT_CATEGORIES.map((c) => [c, { kept: 0, total: 0 }])), path: { kept, total } } as never),
+    textRetention: null,
+    textRetentionPct: null,
   });
 
   it('one point per parameter point, summed over sessions (a session without a ledger adds cost, no fact), sorted by cost, front marked', () => {

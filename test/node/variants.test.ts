@@ -125,8 +125,8 @@ describe('variants the user owns', () => {
     }
     // One for the rows and their run figures, four for every variant's retention (which run
     // counts, its firings' ledgers, the ledger events of passes without summaries, its live
-    // pass summaries' ledgers): never one per variant.
-    expect(prepared).toBe(5);
+    // pass summaries' ledgers), one for every variant's newest probe evaluation: never one per variant.
+    expect(prepared).toBe(6);
   });
 
   it('Save makes a named variant without a run; rename sets and clears names', async () => {

@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   ledger: () => import('./ledger.js'),
   sweep: () => import('./sweep.js'),
   prices: () => import('./prices.js'),
+  evaluate: () => import('./evaluate.js'),
 };
 
 /** The command named `name`, or null when there is none. */

@@ -9,14 +9,19 @@ import { FACT_CATEGORIES, lostLine, type SummaryLedger } from '../../../shared/f
 import { externalCompactionLedger } from '../../engine/summary-ledger.js';
 import { listExternalCompactions } from '../../store/turns.js';
 import { getVariant, listSummaries, listVariants } from '../../store/variants.js';
-import { variantRetention } from '../../store/summary-facts.js';
+import { variantScores } from '../../store/summary-facts.js';
+import { textRetentionLabel, type TextRetention } from '../../../shared/retention/text.js';
 import { requireSession, stringOption, UsageError, type CliCommand } from '../framework.js';
 
-function retentionLine(r: SummaryLedger['retention'] | null): string {
+function retentionLine(r: SummaryLedger['retention'] | null, text?: TextRetention | null): string {
   if (!r) return 'no ledger';
-  return FACT_CATEGORIES.filter((c) => r[c].total > 0)
+  const kept = FACT_CATEGORIES.reduce((n, c) => n + r[c].kept, 0);
+  const total = FACT_CATEGORIES.reduce((n, c) => n + r[c].total, 0);
+  const facts = FACT_CATEGORIES.filter((c) => r[c].total > 0)
     .map((c) => `${c} ${r[c].kept}/${r[c].total}`)
     .join(', ');
+  // The fact ledger's score, then the text-level score of the same span beside it.
+  return `facts ${kept}/${total} (${facts}); ${textRetentionLabel(text)}`;
 }
 
 export const command: CliCommand = {
@@ -41,7 +46,8 @@ export const command: CliCommand = {
       variants: variants.map((v) => ({
         variantId: v!.id,
         strategy: v!.strategy,
-        retention: variantRetention(db, v!.id),
+        retention: variantScores(db, v!.id)?.retention ?? null,
+        textRetention: variantScores(db, v!.id)?.text ?? null,
         summaries: listSummaries(db, v!.id).map((s) => ({ summaryId: s.id, kind: s.kind, depth: s.depth, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted, ledger: s.ledger ?? null })),
       })),
     };
@@ -50,13 +56,13 @@ export const command: CliCommand = {
       return 0;
     }
     for (const b of report.baselines) {
-      ctx.out(`Baseline: the source tool's summary of turns ${b.firstPosition}-${b.lastPosition} (${b.summaryTokenCount} tokens): ${retentionLine(b.ledger?.retention ?? null)}`);
+      ctx.out(`Baseline: the source tool's summary of turns ${b.firstPosition}-${b.lastPosition} (${b.summaryTokenCount} tokens): ${retentionLine(b.ledger?.retention ?? null, b.ledger?.text)}`);
       if (b.ledger) ctx.out(`  ${lostLine(b.ledger.lost)}`);
     }
     for (const v of report.variants) {
-      ctx.out(`Variant ${v.variantId} (${v.strategy}): ${retentionLine(v.retention)}`);
+      ctx.out(`Variant ${v.variantId} (${v.strategy}): ${retentionLine(v.retention, v.textRetention)}`);
       for (const s of v.summaries) {
-        ctx.out(`  summary ${s.summaryId} ${s.kind} d${s.depth} turns ${s.firstPosition}-${s.lastPosition}${s.compacted ? ' (folded)' : ''}, ${s.tokens} tokens: ${retentionLine(s.ledger?.retention ?? null)}`);
+        ctx.out(`  summary ${s.summaryId} ${s.kind} d${s.depth} turns ${s.firstPosition}-${s.lastPosition}${s.compacted ? ' (folded)' : ''}, ${s.tokens} tokens: ${retentionLine(s.ledger?.retention ?? null, s.ledger?.text)}`);
         if (s.ledger && s.ledger.lost.length > 0) ctx.out(`    ${lostLine(s.ledger.lost)}`);
       }
     }

@@ -101,7 +101,8 @@ export const command: CliCommand = {
               { header: 'AFTER', value: (r: SweepRow) => r.pass?.tokensAfter ?? '-' },
               { header: 'SUMMARIES', value: (r: SweepRow) => r.pass?.summaries ?? 0 },
             ]),
-        { header: 'RETENTION', value: (r: SweepRow) => pct(r.retentionPct), align: 'right' as const },
+        { header: 'FACT RET.', value: (r: SweepRow) => pct(r.retentionPct), align: 'right' as const },
+        { header: 'TEXT RET.', value: (r: SweepRow) => pct(r.textRetentionPct), align: 'right' as const },
       ];
       for (const line of formatTable(result.rows, cols)) ctx.out(line);
     }

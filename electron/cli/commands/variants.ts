@@ -4,6 +4,7 @@
  * calls, cost of the latest replay, retention, last run); `--rename ID --name NAME` and
  * `--delete ID` change it. Empty unnamed variants are hidden (store/variants.ts).
  */
+import { textRetentionPct } from '../../../shared/retention/text.js';
 import { STRATEGY_DEFINITIONS } from '../../../shared/strategies/index.js';
 import { paramsAwayFromDefaults } from '../../../shared/strategies/params.js';
 import type { VariantListing } from '../../../shared/contract.js';
@@ -31,6 +32,12 @@ function retention(v: VariantListing): string {
     total += x.total;
   }
   return total === 0 ? '-' : `${Math.round((kept / total) * 100)}%`;
+}
+
+/** The text-level score (shared/retention/text.ts) beside the fact ledger's. */
+function textRetention(v: VariantListing): string {
+  const pct = textRetentionPct(v.textRetention);
+  return pct === null ? '-' : `${Math.round(pct)}%`;
 }
 
 const dash = (n: number | null) => (n === null ? '-' : n);
@@ -96,7 +103,9 @@ export const command: CliCommand = {
       { header: 'TOKENS SENT', value: (v) => dash(v.tokensSent), align: 'right' },
       { header: 'SUMM. CALLS', value: (v) => dash(v.summarizerCalls), align: 'right' },
       { header: 'COST', value: (v) => (v.costUsd === null ? '-' : `$${v.costUsd.toFixed(4)}`), align: 'right' },
-      { header: 'RETENTION', value: retention, align: 'right' },
+      { header: 'FACT RET.', value: retention, align: 'right' },
+      { header: 'TEXT RET.', value: textRetention, align: 'right' },
+      { header: 'PROBES', value: (v) => (v.probes?.meanScore != null ? `${v.probes.meanScore.toFixed(2)}/5 ${v.probes.mode === 'judge' ? 'judge' : 'text'}` : '-'), align: 'right' },
       { header: 'LAST RUN', value: (v) => (v.lastRun ? `${v.lastRun.at} ${v.lastRun.kind} ${v.lastRun.status}` : '-') },
     ])) ctx.out(line);
     return 0;
