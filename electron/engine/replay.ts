@@ -7,7 +7,10 @@
  *
  * A replay never touches turns nor the variant's own summaries or state: it writes its
  * summaries (tagged with the replay run and the call at which each was made), its firings
- * as run events and its timeline, in ONE transaction when it completes.
+ * as run events and its timeline, in ONE transaction when it completes. The events the passes
+ * emit (a watermark's compaction_started / _completed / _failed with the design's payload,
+ * two-line's digest and background events) are recorded too, each with the call it was
+ * made at (`call`), before the firings; the skips (one per quiet call) are not.
  */
 import { setMaxListeners } from 'node:events';
 import { writeTransaction, type DB } from '../store/db.js';
@@ -102,6 +105,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const summarize = summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters });
   const started = Date.now();
   let latency = 0;
+  const passEvents: Array<{ kind: string; data: Record<string, unknown> }> = [];
   try {
     const live = await runLive({
       prepared,
@@ -144,7 +148,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         },
         countTokens: memoizedCounter(count),
         progress() {},
-        event() {},
+        event(kind, data = {}) {
+          if (kind !== 'compaction_skipped') passEvents.push({ kind, data: { ...data, call: store.callIndex } });
+        },
         checkCancelled() {
           if (signal.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
         },
@@ -196,6 +202,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         }
         rows.push({ ...e, state: f.state });
       });
+      for (const e of passEvents) addRunEvents(db, runId, e.kind, [e.data]);
       addRunEvents(db, runId, 'firing', rows);
       const t = buildTimeline({ source, inputs, prepared, live, runId, variantId: variant.id, status: 'completed', events, userPrices });
       // The source tool's own compactions carry their ledger as the baseline.
