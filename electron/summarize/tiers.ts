@@ -200,7 +200,7 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     const tokenCount = o.countTokens(text);
     // Facts describe the text as returned: kept only when the text was not trimmed.
     const facts = result.facts && text === result.text ? result.facts : undefined;
-    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length, spanTokenCountIn: o.request.spanTokenCount, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
     return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
   }
 
@@ -211,6 +211,6 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
   const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
   const tokenCount = o.countTokens(text);
-  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, spanTokenCountIn: o.request.spanTokenCount, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
   return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
 }

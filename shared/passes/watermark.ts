@@ -204,7 +204,7 @@ export const watermarkPass: PassFn = async (ctx, resolved, opts) => {
   let summary: TieredSummary;
   try {
     // Version 1: the new turns alone; earlier summaries are never re-summarized.
-    summary = await ctx.summarize({ purpose: 'watermark', items, priorSummary: null, targetTokens: params.summaryMaxTokens }, { allowFallback: false });
+    summary = await ctx.summarize({ purpose: 'watermark', items, priorSummary: null, targetTokens: params.summaryMaxTokens, spanTokenCount: convTokensIn(ix, d.currentWatermark, W) }, { allowFallback: false });
   } catch (err) {
     if (isAbort(ctx, err)) throw err;
     const error = errorText(err);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { planSession, runCompaction, resolveVariantFor } from '../../electron/engine/engine.js';
 import { runReplay } from '../../electron/engine/replay.js';
+import { cacheRow } from '../../electron/store/summary-cache.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump } from '../helpers/fixture-sessions.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries, setVariantState } from '../../electron/store/variants.js';
@@ -306,6 +307,8 @@ describe("watermark events: the session compaction spec's payload", () => {
     expect(typeof completed.data.cache_key).toBe('string');
     expect(completed.data).toMatchObject({ ...span, span_token_count_out: s.tokenCount, cache_hit: false, failure_mode: null, error_class: null, error_message: null, truncated_message_count: null });
     expect(completed.data.cost_usd).toBeCloseTo(0.0018, 12);
+    // The cache row keeps the span's size as the pass measured it.
+    expect(cacheRow(db, completed.data.cache_key as string)).toMatchObject({ useCount: 1, spanTokenCountIn: tokensIn(db, sessionId, 1, 37) });
     expect(typeof completed.data.latency_ms).toBe('number');
   });
 
