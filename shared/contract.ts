@@ -396,7 +396,7 @@ export interface OperationResults {
   deleteVariant: { deleted: boolean };
   listSummaries: SummaryInfo[];
   listRuns: RunInfo[];
-  /** `rerunQueued`: two-line's one task per session; the request will run once more after run `runId`. */
+  /** `rerunQueued`: two-line's one task per conversation (session, variant); the request will run once more after run `runId` of the same variant. */
   startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;

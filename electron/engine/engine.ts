@@ -134,6 +134,18 @@ export function findVariantFor(db: DB, o: { sessionId: number; strategy: Strateg
   return findVariant(db, o.sessionId, o.strategy, params, o.summarizer);
 }
 
+/**
+ * The variant key a pass with these options runs on (runCompaction's variant, "as of call N"
+ * included), computed without the database: the app's runner keys two-line's one task per
+ * conversation by it. Throws on bad parameters, as the pass would.
+ */
+export function passVariantKey(o: { strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig; asOfCall?: number }): string {
+  const { params } = prepare(o.strategy, o.params);
+  const config = configForStrategy(o.summarizer, o.strategy);
+  const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
+  return variantKeyHash({ strategy: o.strategy, params: { ...params, ...asOf }, summarizer: summarizerIdentity(config), promptVersion: promptVersionOf(config) });
+}
+
 /** Finds an existing variant for this key without creating one. */
 function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: Record<string, number>, summarizer?: SummarizerConfig): VariantInfo | null {
   const config = configForStrategy(summarizer, strategy);

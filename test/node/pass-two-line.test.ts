@@ -2,12 +2,12 @@
  * The two-line pass through the real engine and store: background chunks between the
  * lines, the model-free digest at the emergency line and its upgrade, the abandon when
  * the history moves during the slow step, the turn-list fallback, and the scheduler's
- * one task per session.
+ * one task per conversation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { planSession, runCompaction, type RunCompactionResult } from '../../electron/engine/engine.js';
 import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
-import { TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
+import { conversationKey, sessionOfKey, TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
 import { withSessionLock } from '../../electron/engine/locks.js';
 import { historyOf } from '../../shared/passes/two-line.js';
 import { buildSpanIndex, chunkRange } from '../../shared/strategies/spans.js';
@@ -196,26 +196,27 @@ describe('two-line pass', () => {
 });
 
 describe('TwoLineScheduler', () => {
-  it('runs one task per session; requests during a run only mark one rerun', async () => {
+  it('runs one task per conversation; requests during a run only mark one rerun', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
     const g = gate();
     const scheduler = new TwoLineScheduler();
+    const key = conversationKey(sessionId, 'v');
     const started: string[] = [];
     const task = (name: string, summarizer = scriptedSummarizer({ gate: g.wait })) => async () => {
       started.push(name);
       return runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer });
     };
-    expect(scheduler.request(sessionId, task('a'))).toBe('started');
+    expect(scheduler.request(key, task('a'))).toBe('started');
     await g.firstArrival;
-    expect(scheduler.isRunning(sessionId)).toBe(true);
-    expect(scheduler.request(sessionId, task('b'))).toBe('rerun-marked');
-    expect(scheduler.request(sessionId, task('c'))).toBe('rerun-already-marked');
-    expect(scheduler.hasRerun(sessionId)).toBe(true);
+    expect(scheduler.isRunning(key)).toBe(true);
+    expect(scheduler.request(key, task('b'))).toBe('rerun-marked');
+    expect(scheduler.request(key, task('c'))).toBe('rerun-already-marked');
+    expect(scheduler.hasRerun(key)).toBe(true);
     expect(started).toEqual(['a']);
     g.release();
-    await scheduler.whenIdle(sessionId);
-    expect(scheduler.isRunning(sessionId)).toBe(false);
+    await scheduler.whenIdle(key);
+    expect(scheduler.isRunning(key)).toBe(false);
     // The first run did the work; the one rerun (the latest request) found nothing left.
     expect(started).toEqual(['a', 'c']);
     const [variant] = listVariants(db, sessionId);
@@ -223,15 +224,18 @@ describe('TwoLineScheduler', () => {
     expect(runs.map((x) => x.status)).toEqual(['completed', 'skipped']);
   });
 
-  it('keeps sessions independent and survives a failing task', async () => {
+  it('keeps conversations independent (two variants of one session, another session) and survives a failing task', async () => {
     const errors: unknown[] = [];
     const scheduler = new TwoLineScheduler((_, e) => errors.push(e));
     const order: string[] = [];
-    expect(scheduler.request(1, async () => { order.push('1a'); throw new Error('boom'); })).toBe('started');
-    expect(scheduler.request(2, async () => { order.push('2a'); })).toBe('started');
-    expect(scheduler.request(1, async () => { order.push('1b'); })).toBe('rerun-marked');
-    await Promise.all([scheduler.whenIdle(1), scheduler.whenIdle(2)]);
-    expect(order).toEqual(['1a', '2a', '1b']);
+    const [a, b, other] = [conversationKey(1, 'a'), conversationKey(1, 'b'), conversationKey(2, 'a')];
+    expect(scheduler.request(a, async () => { order.push('1a'); throw new Error('boom'); })).toBe('started');
+    expect(scheduler.request(b, async () => { order.push('1b'); })).toBe('started');
+    expect(scheduler.request(other, async () => { order.push('2a'); })).toBe('started');
+    expect(scheduler.request(a, async () => { order.push('1a again'); })).toBe('rerun-marked');
+    expect(scheduler.keys().map(sessionOfKey)).toEqual([1, 1, 2]);
+    await Promise.all([a, b, other].map((k) => scheduler.whenIdle(k)));
+    expect(order).toEqual(['1a', '1b', '2a', '1a again']);
     expect(errors.map((e) => (e as Error).message)).toEqual(['boom']);
   });
 });
