@@ -549,7 +549,10 @@ export interface ReplayEventInfo {
   reason: string;
   contextBefore: number;
   contextAfter: number;
-  /** Summaries made at this firing. */
+  /**
+   * Spans of turns this firing compacted: one per summary made over turns (a dag's leaves; a
+   * condensation of summaries is no new span), one for a model-free firing's dropped or masked range.
+   */
   spans: number;
   summaryIds: number[];
   maxDepth: number;

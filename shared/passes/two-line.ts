@@ -345,6 +345,8 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
   ctx.checkCancelled();
   // Fold: one text for the pass. A single chunk with no base is already that text.
   let folded: ChunkResult = results[0];
+  // Every rung the pass went through (the `tiersUsed` stat): each chunk's, then the fold's when there is one.
+  const tiers: string[] = results.map((r) => r.tier);
   if (!(single && !baseText)) {
     const items: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
     const target = passSummaryTargetTokens(baseTokens + convTokensIn(ix, rangeFrom, rangeTo));
@@ -358,13 +360,14 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
       ctx.event('chunk_fallback', { from: rangeFrom, to: rangeTo, step: 'fold', error: err instanceof Error ? err.message : String(err) });
       folded = { from: rangeFrom, to: rangeTo, text, tokenCount: ctx.countTokens(text), tier: 'fallback', model: TURN_LIST_MODEL, cacheKey: null, cacheHit: false };
     }
+    tiers.push(folded.tier);
     const worst = results.reduce((w, r) => (TIER_RANK[r.tier] > TIER_RANK[w] ? r.tier : w), folded.tier);
     folded = { ...folded, tier: worst };
     ctx.progress(steps, steps, tokensDone + folded.tokenCount);
   }
   ctx.checkCancelled();
   const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, tiers, empty) };
 }
 
 function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: ExpectedHistory, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
@@ -404,15 +407,19 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
       ),
     );
     w.markCompacted(superseded);
-    const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
+    // An upgrade is a model summary standing where the digest stood: when every chunk fell back
+    // to its turn list, the digest was replaced, not upgraded.
+    const digestsUpgraded = fallbackChunks < chunks ? d.live.filter((s) => s.kind === 'digest').length : 0;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.
     let turnsCompacted = 0;
     if (ix) turnsCompacted = r.to > d.coveredUntil ? convCountIn(ix, d.coveredUntil, r.to) : 0;
     else for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
+    const digestsReplaced = d.live.some((s) => s.kind === 'digest');
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
-    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `one model summary over ${ix ? convCountIn(ix, r.from, r.to) : span.turnIds.length} new turns in ${chunks} chunk(s)${digestsUpgraded > 0 ? ', superseding the digest' : ''}` };
+    const what = fallbackChunks < chunks ? 'one model summary' : 'one list of turns (every chunk failed)';
+    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `${what} over ${ix ? convCountIn(ix, r.from, r.to) : span.turnIds.length} new turns in ${chunks} chunk(s)${digestsReplaced ? (digestsUpgraded > 0 ? ', superseding the digest' : ', replacing the digest') : ''}` };
   });
 }
 
@@ -426,16 +433,17 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
     return { status: 'skipped', stats: outcomeStats(base, d, null, null) };
   }
   ctx.event('compaction_started', { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
-  const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
+  const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : NO_DIGEST;
   ctx.checkCancelled();
   // The ordinary profile's model summary at the emergency line is written right away, never deferred.
   const rightAway = params.profile === ORDINARY_PROFILE && d.level === 'emergency';
   if (ctx.live && !digest.abandoned && !rightAway) {
     // Live: the background pass is summarized now and lands later (one task at a time).
     const prepared = ctx.live.backgroundPending ? null : await prepareTwoLineBackground(ctx, params);
+    // The commit's record counts only its own work: the digest was this firing's.
     const deferred =
       prepared && 'commit' in prepared
-        ? { commit: async (at: PassContext) => outcomeOf(base, d, digest, await prepared.commit(at), at) }
+        ? { commit: async (at: PassContext) => outcomeOf(base, d, NO_DIGEST, await prepared.commit(at), at) }
         : undefined;
     const out = outcomeOf(base, d, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
     return deferred ? { ...out, deferred } : out;
@@ -443,6 +451,9 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const bg = digest.abandoned ? null : await twoLineBackgroundStep(ctx, params);
   return outcomeOf(base, d, digest, bg, ctx);
 };
+
+/** No digest step (below the emergency line, or a deferred commit's record). */
+const NO_DIGEST: DigestStepResult = { written: false, abandoned: false, turns: 0 };
 
 /** The lines and the pressure, first in every stats object of the pass. */
 interface LineStats {
@@ -473,9 +484,10 @@ function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepRes
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
     chunksCreated: bg?.chunksCreated ?? 0,
     summariesCreated: (digest.written ? 1 : 0) + (bg?.summariesCreated ?? 0),
-    turnsCompacted: bg?.turnsCompacted ?? 0,
+    // The turns taken out of what the model sees: the digest's, then the background pass's beyond it.
+    turnsCompacted: digest.turns + (bg?.turnsCompacted ?? 0),
     fallbackChunks: bg?.fallbackChunks ?? 0,
-    tiersUsed: countTiers(bg?.tiers ?? []),
+    tiersUsed: countTiers([...(digest.written ? ['digest'] : []), ...(bg?.tiers ?? [])]),
     abandoned: digest.abandoned || (bg?.abandoned ?? false),
   });
 }

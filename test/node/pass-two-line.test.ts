@@ -110,7 +110,7 @@ describe('two-line pass', () => {
     expect(digest.text.startsWith('[digest summary of 70 items]')).toBe(true);
     expect(model).toMatchObject({ tier: 'normal', model: 'gpt-4o-mini', firstPosition: 1, lastPosition: 70 });
     expect(model.turnIds).toEqual(digest.turnIds);
-    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, summariesCreated: 2, turnsCompacted: 0 });
+    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, summariesCreated: 2, turnsCompacted: 70 });
     expect(eventKinds(db, r)).toEqual(['compaction_started', 'digest_written', 'background_started', 'background_completed']);
     const replay = replayOf(db, sessionId, r.variantId);
     expect(replay.messages[1].parts?.[0]).toEqual({ kind: 'summary', summaryId: model.id });
@@ -192,6 +192,41 @@ describe('two-line pass', () => {
     const { db, sessionId, total } = setup();
     const r = await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.6), warningPct: 95, emergencyPct: 90 } });
     expect(r.stats).toMatchObject({ level: 'warning', warningPct: 50, emergencyPct: 80, linesFellBack: true });
+  });
+});
+
+describe('two-line stats say what the pass did', () => {
+  it('turnsCompacted counts the turns the digest took out; tiersUsed lists the digest, the chunks and the fold', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({}) });
+    const metas = listTurnMetas(db, sessionId);
+    const chunks = chunkRange(buildSpanIndex(metas), 1, 71, BASE.chunkChars, 'chars').length;
+    expect(chunks).toBeGreaterThan(1);
+    // The digest took turns 1-70 out; the model summary then replaced the digest (no new turn).
+    expect(r.stats).toMatchObject({ digestWritten: true, digestTurns: 70, turnsCompacted: 70, digestsUpgraded: 1 });
+    expect(r.stats.tiersUsed).toEqual({ digest: 1, normal: chunks + 1 });
+  });
+
+  it('between the lines, tiersUsed counts the fold beside the chunks', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({}) });
+    const chunks = r.stats.chunksCreated as number;
+    expect(r.stats).toMatchObject({ turnsCompacted: 70, summarizerCalls: chunks + 1 });
+    expect(r.stats.tiersUsed).toEqual({ normal: chunks + 1 });
+  });
+
+  it('a digest replaced by turn lists because every chunk failed is not counted as upgraded', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ fail: true }) });
+    const chunks = r.stats.chunksCreated as number;
+    expect(r.stats).toMatchObject({ digestWritten: true, fallbackChunks: chunks, digestsUpgraded: 0, turnsCompacted: 70 });
+    // The digest, each chunk's turn list and the failed fold (the texts side by side).
+    expect(r.stats.tiersUsed).toEqual({ digest: 1, fallback: chunks + 1 });
+    const live = listSummaries(db, r.variantId).filter((s) => !s.compacted);
+    expect(live.map((s) => [s.kind, s.model])).toEqual([['chunk', 'turn-list']]);
   });
 });
 

@@ -72,7 +72,7 @@ export const command: CliCommand = {
     else {
       const usd = (x: number) => `$${x.toFixed(4)}`;
       ctx.out(`Replay ${t.runId} of variant ${t.variantId} (${t.strategy}) over ${t.totals.modelCalls} model calls; context = ${Math.round(t.contextModel.a)} + ${t.contextModel.b.toFixed(3)} × transcript (${t.contextModel.source}); priced as ${t.pricing.model}${t.pricing.known ? '' : ' (unlisted: 0)'}, ${t.pricing.ttl} cache`);
-      for (const e of t.events) ctx.out(`  call ${e.call} (turn ${e.turn}) ${e.kind}: ${e.contextBefore} -> ${e.contextAfter} tokens, ${e.spans} summaries, depth ${e.maxDepth} — ${e.reason}`);
+      for (const e of t.events) ctx.out(`  call ${e.call} (turn ${e.turn}) ${e.kind}: ${e.contextBefore} -> ${e.contextAfter} tokens, ${e.spans} span(s), ${e.summaryIds.length} summaries, depth ${e.maxDepth} — ${e.reason}`);
       const row = (name: string, x: ReplayTimeline['totals']) => ctx.out(`  ${name.padEnd(14)} cost ${usd(x.costUsd)}  input ${x.inputTokens}  cache read ${x.cacheReadTokens}  cache write ${x.cacheWriteTokens}  peak ${x.peakContext}  firings ${x.firings}`);
       row(t.strategy, t.totals);
       row('no compaction', t.baselines.none.totals);
