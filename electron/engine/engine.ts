@@ -16,7 +16,7 @@ import { getSession } from '../store/sessions.js';
 import { readUserPrices } from '../store/settings.js';
 import { listTurnMetas, listTurns } from '../store/turns.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
-import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, renameVariant, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
 import { planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
@@ -314,6 +314,17 @@ export function cutTurnOf(db: DB, sessionId: number, asOfCall: number): number {
   return calls[asOfCall].position;
 }
 
+/** The name of a variant made by "compact as of call N": `<strategy> as of call <N>`. */
+export function asOfVariantName(strategy: StrategyName, asOfCall: number): string {
+  return `${strategy} as of call ${asOfCall}`;
+}
+
+function nameAsOfVariant(db: DB, v: VariantInfo, asOfCall: number): VariantInfo {
+  const name = asOfVariantName(v.strategy, asOfCall);
+  renameVariant(db, v.id, name);
+  return { ...v, name };
+}
+
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
@@ -321,7 +332,9 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const cutTurn = o.asOfCall === undefined ? null : cutTurnOf(db, o.sessionId, o.asOfCall);
   const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
   const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
+  const found = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
+  // A one-shot "as of call N" variant is named so (the CLI's list, the window's table), unless named already.
+  const variant = o.asOfCall !== undefined && found.name === null ? nameAsOfVariant(db, found, o.asOfCall) : found;
   const force = o.force ?? false;
   // One pass per session across processes (the app and a CLI on one database): refused with 'busy'.
   const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force, ...(cutTurn === null ? {} : { asOfCall: o.asOfCall, cutTurn }) }));
