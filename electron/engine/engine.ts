@@ -18,7 +18,7 @@ import { listTurnMetas, listTurns } from '../store/turns.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
 import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, renameVariant, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
-import { planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
+import { defaultFallbackLadder, planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
@@ -28,7 +28,7 @@ import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
 import { modelFreePassLedger } from './summary-ledger.js';
-import { configForStrategy, createSummarizer, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import { configForStrategy, createSummarizer, fallbackLadderOf, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import type { OpenAiSummarizer } from '../summarize/openai.js';
 import type { PromptOverrides } from '../../shared/summarize/prompts.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
@@ -197,7 +197,7 @@ export interface SummarizerCounters {
 export const newCounters = (): SummarizerCounters => ({ summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
 
 /** A PassContext's `summarize`: tier ladder + summary cache + semaphore, counted, cancellable. Passes and replays share it. */
-export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters }): PassContext['summarize'] {
+export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters; ladder?: boolean }): PassContext['summarize'] {
   const userPrices = readUserPrices(o.db);
   const { counters, signal } = o;
   return async (req, opts): Promise<TieredSummary> => {
@@ -206,7 +206,7 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) throw abortError(signal);
     counters.summariesRequested++;
-    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback, userPrices });
+    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback, ladder: o.ladder, userPrices });
     counters.summarizerCalls += s.calls;
     if (s.cacheHit) counters.cacheHits++;
     counters.tokensIn += s.tokensIn;
@@ -223,11 +223,11 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
  * stored beside it. A summarizer that cannot be built (no API key for api.openai.com) is a
  * setup error: no run is recorded.
  */
-export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined, strategy: StrategyName): { summarizer: Summarizer; identity: SummarizerConfig; promptOverrides: PromptOverrides } {
-  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup), promptOverrides: (setup as Partial<OpenAiSummarizer>).prompts ?? {} };
+export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined, strategy: StrategyName): { summarizer: Summarizer; identity: SummarizerConfig; promptOverrides: PromptOverrides; ladder: boolean } {
+  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup), promptOverrides: (setup as Partial<OpenAiSummarizer>).prompts ?? {}, ladder: defaultFallbackLadder(strategy) };
   try {
     const config = configForStrategy(setup, strategy);
-    return { summarizer: createSummarizer({ ...config, kind: config?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(config), promptOverrides: promptOverridesOf(config) };
+    return { summarizer: createSummarizer({ ...config, kind: config?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(config), promptOverrides: promptOverridesOf(config), ladder: fallbackLadderOf(config, strategy) };
   } catch (e) {
     throw new EngineError('bad_params', errorMessage(e));
   }
@@ -245,7 +245,7 @@ interface PassRun {
  * replay accounting's full read once it happened), the SQLite-backed store, the summarizer
  * behind cache + tier ladder + semaphore, progress, events and cancellation.
  */
-function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName; cutTurn: number | null }): PassRun {
+function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName; cutTurn: number | null; ladder: boolean }): PassRun {
   const { prepared, variant, runId, summarizer, signal, tokenizer } = run;
   // As of a call: the pass, its reads and its accounting see only the turns before the cut.
   const cut = run.cutTurn ?? Infinity;
@@ -287,7 +287,7 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
     summarizer,
     concurrency: semaphore.limit,
     signal,
-    summarize: summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters }),
+    summarize: summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters, ladder: run.ladder }),
     countTokens: count,
     progress(done, total, tokens, message) {
       o.onProgress?.({ runId, variantId: variant.id, done, total, tokens, message });
@@ -330,7 +330,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
   const prepared = prepare(o.strategy, o.params);
   const cutTurn = o.asOfCall === undefined ? null : cutTurnOf(db, o.sessionId, o.asOfCall);
-  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const { summarizer, identity, promptOverrides, ladder } = summarizerFor(db, o.summarizer, o.strategy);
   const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
   const found = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   // A one-shot "as of call N" variant is named so (the CLI's list, the window's table), unless named already.
@@ -343,7 +343,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   // Every summarizer call (and the openai client's fetch) listens on this one signal.
   setMaxListeners(0, signal);
   const started = Date.now();
-  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer, cutTurn });
+  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer, cutTurn, ladder });
   const requestsAtStart = requestMark(summarizer);
 
   // Run accounting: tokens the model sees before and after, the engine's counters, the run record.

@@ -87,7 +87,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
-  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const { summarizer, identity, promptOverrides, ladder } = summarizerFor(db, o.summarizer, o.strategy);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1 }, 'replay');
   // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
@@ -102,7 +102,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   let allTurns: Turn[] | null = null;
   const count = (text: string) => countTokens(text, tokenizer);
   const store = new MemoryVariantStore();
-  const summarize = summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters });
+  const summarize = summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters, ladder });
   const started = Date.now();
   let latency = 0;
   const passEvents: Array<{ kind: string; data: Record<string, unknown> }> = [];
