@@ -10,7 +10,9 @@
  *   at once, through ctx.summarize (the sha256 summary cache keys each chunk by its text,
  *   so an abandoned or repeated pass costs no second call); when there is a base or more
  *   than one chunk, one more call folds the chunk summaries into one text with the base
- *   as prior. The result is ONE row of kind 'chunk' that supersedes the live digest (the
+ *   as prior. When a digest stands, that call is the digest upgrade (template 'digest'):
+ *   the digest as the text to rewrite, the base and the chunk summaries after it. The
+ *   result is ONE row of kind 'chunk' that supersedes the live digest (the
  *   upgrade "in place" is a new row: summaries are never updated, see ARCHITECTURE.md)
  *   and the base. A chunk the model cannot summarize becomes a bounded list of its turns
  *   (`boundedTurnList`), never its text.
@@ -343,15 +345,22 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
     return r;
   });
   ctx.checkCancelled();
-  // Fold: one text for the pass. A single chunk with no base is already that text.
+  // Fold: one text for the pass. A single chunk with no base and no digest is already that text.
+  // A standing digest is upgraded through the digest template (the compaction-between-turns
+  // design): the digest is the text to rewrite, the base (which it merged) and the chunk
+  // summaries of its turns follow it.
+  const digest = d.live.find((s) => s.kind === 'digest') ?? null;
   let folded: ChunkResult = results[0];
   // Every rung the pass went through (the `tiersUsed` stat): each chunk's, then the fold's when there is one.
   const tiers: string[] = results.map((r) => r.tier);
-  if (!(single && !baseText)) {
-    const items: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
+  if (!(single && !baseText && !digest)) {
+    const chunkItems: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
     const target = passSummaryTargetTokens(baseTokens + convTokensIn(ix, rangeFrom, rangeTo));
+    const request = digest
+      ? { purpose: 'digest' as const, items: [...(baseText && d.base ? [summaryToItem(baseText, undefined, ctx.store.summaryFacts?.(d.base.id) ?? undefined)] : []), ...chunkItems], priorSummary: ctx.store.summaryText(digest.id), targetTokens: target }
+      : { purpose: 'chunk' as const, items: chunkItems, priorSummary: baseText, targetTokens: target };
     try {
-      const s = await ctx.summarize({ purpose: 'chunk', items, priorSummary: baseText, targetTokens: target }, { allowFallback: false });
+      const s = await ctx.summarize(request, { allowFallback: false });
       folded = { from: rangeFrom, to: rangeTo, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit, facts: s.facts };
     } catch (err) {
       if (isAbort(ctx, err)) throw err;

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { planSession, runCompaction, type RunCompactionResult } from '../../electron/engine/engine.js';
 import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
 import { conversationKey, sessionOfKey, TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
+import { templateIdFor } from '../../shared/summarize/prompts.js';
 import { withSessionLock } from '../../electron/engine/locks.js';
 import { historyOf } from '../../shared/passes/two-line.js';
 import { buildSpanIndex, chunkRange } from '../../shared/strategies/spans.js';
@@ -118,7 +119,7 @@ describe('two-line pass', () => {
     expect(validateMessages(replay.messages, 'openai')).toEqual([]);
   });
 
-  it('abandons its chunks when the history moves during the slow step, and the retry is free from the cache', async () => {
+  it('abandons its chunks when the history moves during the slow step, and the retry reads them from the cache', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
     const g = gate();
@@ -152,11 +153,13 @@ describe('two-line pass', () => {
     const chunkCalls = calls.length;
     expect(chunkCalls).toBeGreaterThan(2);
 
-    // The retry upgrades the digest over the very same chunks and fold: every one is a cache hit.
+    // The retry upgrades the digest over the very same chunks, every one a cache hit; the one new
+    // call is the digest upgrade (the digest template, with the digest to rewrite), not the old fold.
     const retry = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ calls }) });
     expect(retry).toMatchObject({ status: 'completed', variantId });
-    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls - 1, summariesCreated: 1, summarizerCalls: 0, cacheHits: chunkCalls, abandoned: false });
-    expect(calls).toHaveLength(chunkCalls);
+    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls - 1, summariesCreated: 1, summarizerCalls: 1, cacheHits: chunkCalls - 1, abandoned: false });
+    expect(calls).toHaveLength(chunkCalls + 1);
+    expect(calls[chunkCalls]).toMatchObject({ purpose: 'digest', priorSummary: 'digest written meanwhile' });
   });
 
   it('turns a chunk the model cannot summarize into a bounded list of its turns, never its text', async () => {
@@ -227,6 +230,30 @@ describe('two-line stats say what the pass did', () => {
     expect(r.stats.tiersUsed).toEqual({ digest: 1, fallback: chunks + 1 });
     const live = listSummaries(db, r.variantId).filter((s) => !s.compacted);
     expect(live.map((s) => [s.kind, s.model])).toEqual([['chunk', 'turn-list']]);
+  });
+});
+
+describe("the digest-upgrade prompt (the compaction-between-turns design's background pass)", () => {
+  it('a standing digest is rewritten through the digest template: the digest as the text to rewrite, the chunk summaries of its turns after it', async () => {
+    const { db, sessionId, total } = setup();
+    const calls: SummarizeRequest[] = [];
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.9) }, summarizer: scriptedSummarizer({ calls }) });
+    const [digest, upgraded] = listSummaries(db, r.variantId);
+    expect([digest.kind, upgraded.kind, upgraded.compacted]).toEqual(['digest', 'chunk', false]);
+    const upgrade = calls[calls.length - 1];
+    expect(templateIdFor(upgrade)).toBe('digest');
+    expect(upgrade).toMatchObject({ purpose: 'digest', priorSummary: digest.text });
+    // The chunks before it read the digest's turns with the chunk template.
+    expect(calls.slice(0, -1).map((c) => c.purpose)).toEqual(Array(calls.length - 1).fill('chunk'));
+    expect(upgrade.items).toHaveLength(calls.length - 1);
+    expect(upgraded.text).toBe(`summary of ${calls.length - 1} items (digest)`);
+  });
+
+  it('between the lines (no digest) the fold keeps the chunk template', async () => {
+    const { db, sessionId, total } = setup();
+    const calls: SummarizeRequest[] = [];
+    await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.6) }, summarizer: scriptedSummarizer({ calls }) });
+    expect(calls.map((c) => templateIdFor(c))).toEqual(Array(calls.length).fill('chunk'));
   });
 });
 
