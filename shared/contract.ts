@@ -40,15 +40,28 @@ export const PromptOverridesSchema = z
   .refine((o) => Object.keys(o).every(isPromptTemplateId), { message: `prompt template ids are ${PROMPT_TEMPLATE_IDS.join(', ')}` });
 
 /**
+ * The fallback ladder per strategy (electron/summarize/tiers.ts): on, a failed or unusable
+ * model output is retried at the aggressive tier, then replaced by the extractive summary
+ * (where the pass allows it); off, the first failure is an error. A missing strategy uses its
+ * design's default (its definition's `fallbackLadder`: off for rolling, on for the others).
+ */
+export const FallbackLadderSchema = z
+  .record(z.string(), z.boolean())
+  .refine((o) => Object.keys(o).every((k) => (STRATEGIES as readonly string[]).includes(k)), { message: `fallback ladder keys are strategies: ${STRATEGIES.join(', ')}` });
+
+/**
  * Summarizer choice as the window sends it. The API key never travels back. `prompts`: the
  * user's edited templates, used by the openai kind (each strategy's variant takes the
- * overrides of the templates it uses; they are part of its prompt version).
+ * overrides of the templates it uses; they are part of its prompt version). `fallbackLadder`:
+ * per strategy, whether its summaries go through the fallback ladder (a choice that differs
+ * from the strategy's default is part of its variant's identity).
  */
 export const SummarizerConfigSchema = z.object({
   kind: z.enum(['extractive', 'openai']),
   baseURL: z.string().url().optional(),
   model: z.string().min(1).optional(),
   prompts: PromptOverridesSchema.optional(),
+  fallbackLadder: FallbackLadderSchema.optional(),
 });
 export type SummarizerConfig = z.infer<typeof SummarizerConfigSchema>;
 
@@ -426,7 +439,7 @@ export interface OperationResults {
   deleteVariant: { deleted: boolean };
   listSummaries: SummaryInfo[];
   listRuns: RunInfo[];
-  /** `rerunQueued`: two-line's one task per session; the request will run once more after run `runId`. */
+  /** `rerunQueued`: two-line's one task per conversation (session, variant); the request will run once more after run `runId` of the same variant. */
   startCompaction: { runId: number; variantId: number; rerunQueued?: boolean };
   cancelCompaction: { cancelled: boolean };
   replay: Replay;
@@ -580,7 +593,10 @@ export interface ReplayEventInfo {
   reason: string;
   contextBefore: number;
   contextAfter: number;
-  /** Summaries made at this firing. */
+  /**
+   * Spans of turns this firing compacted: one per summary made over turns (a dag's leaves; a
+   * condensation of summaries is no new span), one for a model-free firing's dropped or masked range.
+   */
   spans: number;
   summaryIds: number[];
   maxDepth: number;

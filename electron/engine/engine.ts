@@ -22,9 +22,9 @@ import type { ReplaySource } from '../../shared/replay/timeline.js';
 import { measureAtCall } from '../../shared/replay/measure-at.js';
 import { loadSourceChildren } from './source-children.js';
 import { claimPassRun, startHeartbeat } from '../store/run-owner.js';
-import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, startRun, variantKeyHash } from '../store/variants.js';
+import { addRunEvent, findVariantByKey, finishRun, getOrCreateVariant, getVariant, listExistingSummaries, renameVariant, startRun, variantKeyHash } from '../store/variants.js';
 import { countTokens, DEFAULT_TOKENIZER, isTokenizerName, memoizedCounter, type TokenizerName } from '../tokenizer.js';
-import { planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
+import { defaultFallbackLadder, planPrepared, prepareStrategy, visibleTokens, type PreparedStrategy } from '../../shared/strategies/index.js';
 import { ParamError } from '../../shared/strategies/params.js';
 import type { Plan, StrategyName, VariantState } from '../../shared/strategies/types.js';
 import { requestMark, requestsSince, type Summarizer } from '../../shared/strategies/summarizer.js';
@@ -34,7 +34,7 @@ import { callsOf } from '../../shared/replay/live.js';
 import type { PassContext, TieredSummary } from '../../shared/passes/context.js';
 import { sqliteVariantStore } from './variant-store.js';
 import { modelFreePassLedger } from './summary-ledger.js';
-import { configForStrategy, createSummarizer, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
+import { configForStrategy, createSummarizer, fallbackLadderOf, identityOfSummarizer, isSummarizer, promptOverridesOf, promptVersionOf, summarizerIdentity, type SummarizerSetup } from '../summarize/index.js';
 import type { OpenAiSummarizer } from '../summarize/openai.js';
 import type { PromptOverrides } from '../../shared/summarize/prompts.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
@@ -140,6 +140,18 @@ export function findVariantFor(db: DB, o: { sessionId: number; strategy: Strateg
   return findVariant(db, o.sessionId, o.strategy, params, o.summarizer);
 }
 
+/**
+ * The variant key a pass with these options runs on (runCompaction's variant, "as of call N"
+ * included), computed without the database: the app's runner keys two-line's one task per
+ * conversation by it. Throws on bad parameters, as the pass would.
+ */
+export function passVariantKey(o: { strategy: StrategyName; params?: Record<string, unknown>; summarizer?: SummarizerConfig; asOfCall?: number }): string {
+  const { params } = prepare(o.strategy, o.params);
+  const config = configForStrategy(o.summarizer, o.strategy);
+  const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
+  return variantKeyHash({ strategy: o.strategy, params: { ...params, ...asOf }, summarizer: summarizerIdentity(config), promptVersion: promptVersionOf(config) });
+}
+
 /** Finds an existing variant for this key without creating one. */
 function findVariant(db: DB, sessionId: number, strategy: StrategyName, params: Record<string, number>, summarizer?: SummarizerConfig): VariantInfo | null {
   const config = configForStrategy(summarizer, strategy);
@@ -208,7 +220,7 @@ export interface SummarizerCounters {
 export const newCounters = (): SummarizerCounters => ({ summarizerCalls: 0, cacheHits: 0, summariesRequested: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
 
 /** A PassContext's `summarize`: tier ladder + summary cache + semaphore, counted, cancellable. Passes and replays share it. */
-export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters }): PassContext['summarize'] {
+export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (text: string) => number; semaphore: Semaphore; signal: AbortSignal; cacheLimit?: number; counters: SummarizerCounters; ladder?: boolean }): PassContext['summarize'] {
   const userPrices = readUserPrices(o.db);
   const { counters, signal } = o;
   return async (req, opts): Promise<TieredSummary> => {
@@ -217,7 +229,7 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) throw abortError(signal);
     counters.summariesRequested++;
-    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback, userPrices });
+    const s = await summarizeWithTiers({ db: o.db, summarizer: o.summarizer, request: req, countTokens: o.countTokens, semaphore: o.semaphore, signal, cacheLimit: o.cacheLimit, allowFallback: opts?.allowFallback, ladder: o.ladder, userPrices });
     counters.summarizerCalls += s.calls;
     if (s.cacheHit) counters.cacheHits++;
     counters.tokensIn += s.tokensIn;
@@ -234,11 +246,11 @@ export function summarizeVia(o: { db: DB; summarizer: Summarizer; countTokens: (
  * stored beside it. A summarizer that cannot be built (no API key for api.openai.com) is a
  * setup error: no run is recorded.
  */
-export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined, strategy: StrategyName): { summarizer: Summarizer; identity: SummarizerConfig; promptOverrides: PromptOverrides } {
-  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup), promptOverrides: (setup as Partial<OpenAiSummarizer>).prompts ?? {} };
+export function summarizerFor(db: DB, setup: Summarizer | SummarizerSetup | undefined, strategy: StrategyName): { summarizer: Summarizer; identity: SummarizerConfig; promptOverrides: PromptOverrides; ladder: boolean } {
+  if (isSummarizer(setup)) return { summarizer: setup, identity: identityOfSummarizer(setup), promptOverrides: (setup as Partial<OpenAiSummarizer>).prompts ?? {}, ladder: defaultFallbackLadder(strategy) };
   try {
     const config = configForStrategy(setup, strategy);
-    return { summarizer: createSummarizer({ ...config, kind: config?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(config), promptOverrides: promptOverridesOf(config) };
+    return { summarizer: createSummarizer({ ...config, kind: config?.kind ?? 'extractive', userPrices: readUserPrices(db) }), identity: summarizerIdentity(config), promptOverrides: promptOverridesOf(config), ladder: fallbackLadderOf(config, strategy) };
   } catch (e) {
     throw new EngineError('bad_params', errorMessage(e));
   }
@@ -256,7 +268,7 @@ interface PassRun {
  * replay accounting's full read once it happened), the SQLite-backed store, the summarizer
  * behind cache + tier ladder + semaphore, progress, events and cancellation.
  */
-function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName; cutTurn: number | null }): PassRun {
+function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrategy; variant: VariantInfo; runId: number; summarizer: Summarizer; signal: AbortSignal; tokenizer: TokenizerName; cutTurn: number | null; ladder: boolean }): PassRun {
   const { prepared, variant, runId, summarizer, signal, tokenizer } = run;
   // As of a call: the pass, its reads and its accounting see only the turns before the cut.
   const cut = run.cutTurn ?? Infinity;
@@ -303,7 +315,7 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
     summarizer,
     concurrency: semaphore.limit,
     signal,
-    summarize: summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters }),
+    summarize: summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters, ladder: run.ladder }),
     countTokens: count,
     progress(done, total, tokens, message) {
       o.onProgress?.({ runId, variantId: variant.id, done, total, tokens, message });
@@ -330,14 +342,27 @@ export function cutTurnOf(db: DB, sessionId: number, asOfCall: number): number {
   return calls[asOfCall].position;
 }
 
+/** The name of a variant made by "compact as of call N": `<strategy> as of call <N>`. */
+export function asOfVariantName(strategy: StrategyName, asOfCall: number): string {
+  return `${strategy} as of call ${asOfCall}`;
+}
+
+function nameAsOfVariant(db: DB, v: VariantInfo, asOfCall: number): VariantInfo {
+  const name = asOfVariantName(v.strategy, asOfCall);
+  renameVariant(db, v.id, name);
+  return { ...v, name };
+}
+
 /** Runs one pass. Bad parameters or an unknown session throw before any run is recorded. */
 export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<RunCompactionResult> {
   const tokenizer = sessionTokenizer(db, o.sessionId, o.tokenizer);
   const prepared = prepare(o.strategy, o.params);
   const cutTurn = o.asOfCall === undefined ? null : cutTurnOf(db, o.sessionId, o.asOfCall);
-  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const { summarizer, identity, promptOverrides, ladder } = summarizerFor(db, o.summarizer, o.strategy);
   const asOf: Record<string, number> = o.asOfCall === undefined ? {} : { asOfCall: o.asOfCall };
-  const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
+  const found = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: { ...prepared.params, ...asOf }, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
+  // A one-shot "as of call N" variant is named so (the CLI's list, the window's table), unless named already.
+  const variant = o.asOfCall !== undefined && found.name === null ? nameAsOfVariant(db, found, o.asOfCall) : found;
   const force = o.force ?? false;
   // One pass per session across processes (the app and a CLI on one database): refused with 'busy'.
   const runId = claimPassRun(db, o.sessionId, () => startRun(db, variant.id, { ...prepared.params, force, ...(cutTurn === null ? {} : { asOfCall: o.asOfCall, cutTurn }) }));
@@ -346,7 +371,7 @@ export async function runCompaction(db: DB, o: RunCompactionOptions): Promise<Ru
   // Every summarizer call (and the openai client's fetch) listens on this one signal.
   setMaxListeners(0, signal);
   const started = Date.now();
-  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer, cutTurn });
+  const { ctx, counters, seenTokens } = passRun(db, o, { prepared, variant, runId, summarizer, signal, tokenizer, cutTurn, ladder });
   const requestsAtStart = requestMark(summarizer);
 
   // Run accounting: tokens the model sees before and after, the engine's counters, the run record.

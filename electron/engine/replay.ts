@@ -7,7 +7,10 @@
  *
  * A replay never touches turns nor the variant's own summaries or state: it writes its
  * summaries (tagged with the replay run and the call at which each was made), its firings
- * as run events and its timeline, in ONE transaction when it completes.
+ * as run events and its timeline, in ONE transaction when it completes. The events the passes
+ * emit (a watermark's compaction_started / _completed / _failed with the design's payload,
+ * two-line's digest and background events) are recorded too, each with the call it was
+ * made at (`call`), before the firings; the skips (one per quiet call) are not.
  */
 import { setMaxListeners } from 'node:events';
 import { writeTransaction, type DB } from '../store/db.js';
@@ -72,7 +75,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   const inputs = replayInputs(source);
   const prepared = prepare(o.strategy, o.params);
   const tokenizer = isTokenizerName(source.session.tokenizer) ? source.session.tokenizer : DEFAULT_TOKENIZER;
-  const { summarizer, identity, promptOverrides } = summarizerFor(db, o.summarizer, o.strategy);
+  const { summarizer, identity, promptOverrides, ladder } = summarizerFor(db, o.summarizer, o.strategy);
   const variant = getOrCreateVariant(db, { sessionId: o.sessionId, strategy: o.strategy, params: prepared.params, summarizer: identity, promptVersion: summarizer.promptVersion, promptOverrides });
   const runId = startRun(db, variant.id, { ...prepared.params, overheadTokens: o.overheadTokens ?? null, commitDelayCalls: o.commitDelayCalls ?? 1, ...(o.contextWindow ? { contextWindow: o.contextWindow } : {}), ...(o.includeSubagents === false ? { includeSubagents: false } : {}) }, 'replay');
   // A replay writes only its own rows (replay_run_id): it never excludes a pass of the session.
@@ -87,9 +90,10 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
   let allTurns: Turn[] | null = null;
   const count = (text: string) => countTokens(text, tokenizer);
   const store = new MemoryVariantStore();
-  const summarize = summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters });
+  const summarize = summarizeVia({ db, summarizer, countTokens: count, semaphore, signal, cacheLimit: o.cacheLimit, counters, ladder });
   const started = Date.now();
   let latency = 0;
+  const passEvents: Array<{ kind: string; data: Record<string, unknown> }> = [];
   try {
     const live = await runLive({
       prepared,
@@ -132,7 +136,9 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         },
         countTokens: memoizedCounter(count),
         progress() {},
-        event() {},
+        event(kind, data = {}) {
+          if (kind !== 'compaction_skipped') passEvents.push({ kind, data: { ...data, call: store.callIndex } });
+        },
         checkCancelled() {
           if (signal.aborted) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
         },
@@ -185,6 +191,7 @@ export async function runReplay(db: DB, o: RunReplayOptions): Promise<RunReplayR
         }
         rows.push({ ...e, state: f.state });
       });
+      for (const e of passEvents) addRunEvents(db, runId, e.kind, [e.data]);
       addRunEvents(db, runId, 'firing', rows);
       const t = buildTimeline({
         source,

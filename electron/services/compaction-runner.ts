@@ -4,7 +4,9 @@
  * main thread (Electron's main process or the browser-mode server) stays responsive,
  * relays progress as StudioEvents, and cancels through the worker's AbortSignal.
  */
-import { TwoLineScheduler } from '../engine/two-line-scheduler.js';
+import { conversationKey, sessionOfKey, TwoLineScheduler } from '../engine/two-line-scheduler.js';
+import { passVariantKey } from '../engine/engine.js';
+import type { StrategyName } from '../../shared/strategies/types.js';
 import { Worker } from 'node:worker_threads';
 import { isErrorCode, StudioError, type RunStatus, type StudioEvent } from '../../shared/contract.js';
 import { writeTransaction, writeWaitSignal, type DB } from '../store/db.js';
@@ -49,11 +51,13 @@ const CANCEL_GRACE_MS = 10_000;
 export class CompactionRunner {
   private readonly active = new Map<number, ActiveRun>();
   /**
-   * Sessions with a run starting or running (one pass per session at a time), each with
-   * the worker holding it: a worker that is only closing its connection after reporting
-   * 'finished' must not release a session a newer run has taken since.
+   * Sessions with a run starting or running, each with the workers holding it and their
+   * strategy: one pass per session at a time, except two-line's conversations (one task per
+   * (session, variant)), which run side by side. Keyed by worker: a worker that is only
+   * closing its connection after reporting 'finished' must not release a run a newer
+   * worker holds.
    */
-  private readonly busySessions = new Map<number, Worker>();
+  private readonly busySessions = new Map<number, Map<Worker, StrategyName>>();
   /** Every live worker (also those still starting) and the promise of its exit. */
   private readonly workers = new Map<Worker, Promise<void>>();
 
@@ -68,29 +72,38 @@ export class CompactionRunner {
   ) {}
 
   /**
-   * two-line's "one task per session" (electron/engine/two-line-scheduler.ts): a
-   * two-line request while the session's two-line task runs only marks it to run once
-   * more when it finishes. Other strategies get 'busy' while a session is compacting.
+   * two-line's "one task per conversation" (electron/engine/two-line-scheduler.ts), a
+   * conversation being a (session, variant) pair: a two-line request while that variant's
+   * task runs only marks it to run once more when it finishes; other two-line variants of
+   * the session run their own tasks. Other strategies get 'busy' while a session is
+   * compacting, and a two-line request gets 'busy' while another strategy compacts it.
    */
-  private readonly twoLine = new TwoLineScheduler((sessionId, err) => {
-    console.error(`compaction: two-line rerun for session ${sessionId} failed: ${err instanceof Error ? err.message : String(err)}`);
+  private readonly twoLine = new TwoLineScheduler((key, err) => {
+    console.error(`compaction: two-line rerun for session ${sessionOfKey(key)} failed: ${err instanceof Error ? err.message : String(err)}`);
   });
-  /** The ids of the run each session's two-line task is on (resolves once its row exists). */
-  private readonly twoLineCurrent = new Map<number, Promise<{ runId: number; variantId: number }>>();
+  /** The ids of the run each conversation's two-line task is on (resolves once its row exists). */
+  private readonly twoLineCurrent = new Map<string, Promise<{ runId: number; variantId: number }>>();
   private stopped = false;
 
   /**
    * Starts a pass; resolves as soon as the worker has created the run row. A two-line
-   * request for a session whose two-line task is running resolves with that run's ids
+   * request for a variant whose two-line task is running resolves with that run's ids
    * and `rerunQueued: true`: the pass runs once more after it.
    */
   start(job: PassJob): Promise<{ runId: number; variantId: number; rerunQueued?: boolean }> {
     if (job.strategy !== 'two-line') return this.startNow(job);
+    let key: string;
+    try {
+      key = conversationKey(job.sessionId, passVariantKey(job));
+    } catch {
+      // Bad parameters: the worker rejects them as it does for every strategy.
+      return this.startNow(job);
+    }
     return new Promise((resolve, reject) => {
-      const outcome = this.twoLine.request(job.sessionId, async () => {
+      const outcome = this.twoLine.request(key, async () => {
         if (this.stopped) return;
         const ids = this.startNow(job);
-        this.twoLineCurrent.set(job.sessionId, ids);
+        this.twoLineCurrent.set(key, ids);
         let started: { runId: number; variantId: number };
         try {
           started = await ids;
@@ -102,7 +115,7 @@ export class CompactionRunner {
         await this.whenDone(started.runId);
       });
       if (outcome !== 'started') {
-        const current = this.twoLineCurrent.get(job.sessionId);
+        const current = this.twoLineCurrent.get(key);
         if (current) current.then((ids) => resolve({ ...ids, rerunQueued: true }), reject);
         else resolve(Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is starting; try again`)));
       }
@@ -110,13 +123,20 @@ export class CompactionRunner {
   }
 
   private startNow(job: PassJob): Promise<{ runId: number; variantId: number }> {
-    if (this.busySessions.has(job.sessionId)) {
+    const holders = this.busySessions.get(job.sessionId);
+    // Two-line conversations of one session run side by side (the scheduler keeps one per variant); nothing else shares a session.
+    if (holders && holders.size > 0 && (job.strategy !== 'two-line' || [...holders.values()].some((s) => s !== 'two-line'))) {
       return Promise.reject(new StudioError('busy', `a compaction of session ${job.sessionId} is already running; cancel it or wait for it to finish`));
     }
     const worker = startWorker(this.opts.workerScript, { dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, work: { kind: 'pass', job } });
-    this.busySessions.set(job.sessionId, worker);
+    const held = holders ?? new Map<Worker, StrategyName>();
+    held.set(worker, job.strategy);
+    this.busySessions.set(job.sessionId, held);
     const releaseSession = () => {
-      if (this.busySessions.get(job.sessionId) === worker) this.busySessions.delete(job.sessionId);
+      const now = this.busySessions.get(job.sessionId);
+      if (!now) return;
+      now.delete(worker);
+      if (now.size === 0) this.busySessions.delete(job.sessionId);
     };
 
     return new Promise((resolve, reject) => {
@@ -225,9 +245,13 @@ export class CompactionRunner {
     return this.active.get(runId)?.done ?? Promise.resolve();
   }
 
-  /** Resolves when the session's two-line task has ended and no rerun is marked (tests). */
-  whenTwoLineIdle(sessionId: number): Promise<void> {
-    return this.twoLine.whenIdle(sessionId);
+  /** Resolves when every two-line task of the session (each conversation's) has ended and no rerun is marked (tests). */
+  async whenTwoLineIdle(sessionId: number): Promise<void> {
+    for (let keys = this.twoLineKeysOf(sessionId); keys.length > 0; keys = this.twoLineKeysOf(sessionId)) await Promise.all(keys.map((k) => this.twoLine.whenIdle(k)));
+  }
+
+  private twoLineKeysOf(sessionId: number): string[] {
+    return this.twoLine.keys().filter((k) => sessionOfKey(k) === sessionId);
   }
 
   /**

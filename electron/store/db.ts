@@ -21,12 +21,13 @@ import { migration012 } from './migrations/012-cache-facts.js';
 import { migration013 } from './migrations/013-mark-owner.js';
 import { migration014 } from './migrations/014-span-facts-optional.js';
 import { migration015 } from './migrations/015-probe-evaluations.js';
+import { migration016 } from './migrations/016-cache-row-times.js';
 import { reapDeadRuns } from './run-owner.js';
 
 export type DB = Database.Database;
 
 /** Every migration in order. Append only. */
-export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015] as const;
+export const MIGRATIONS = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016] as const;
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export interface OpenOptions {

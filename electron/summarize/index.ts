@@ -9,7 +9,7 @@ import type { Summarizer } from '../../shared/strategies/summarizer.js';
 import type { SummarizerConfig } from '../../shared/contract.js';
 import { createExtractiveSummarizer, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
 import { normalizeOverrides, openAiPromptVersion, overridesForTemplates, type PromptOverrides } from '../../shared/summarize/prompts.js';
-import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { defaultFallbackLadder, STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import { createOpenAiSummarizer, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, type OpenAiSummarizer, type OpenAiSummarizerOptions } from './openai.js';
 import { countTokens, memoizedCounter } from '../tokenizer.js';
@@ -31,9 +31,18 @@ export interface SummarizerSetup extends SummarizerConfig {
  */
 export function configForStrategy<C extends SummarizerConfig>(config: C | undefined, strategy: StrategyName): C | undefined {
   if (!config) return config;
-  const { prompts: all, ...rest } = config;
+  const { prompts: all, fallbackLadder: ladders, ...rest } = config;
   const prompts = rest.kind === 'openai' ? overridesForTemplates(all, STRATEGY_DEFINITIONS[strategy].prompts ?? []) : {};
-  return (Object.keys(prompts).length > 0 ? { ...rest, prompts } : rest) as C;
+  // The ladder choice of this strategy only, and only where it departs from its design's default:
+  // a variant made before the option existed keeps its key.
+  const ladder = ladders?.[strategy];
+  const fallbackLadder = ladder !== undefined && ladder !== defaultFallbackLadder(strategy) ? { fallbackLadder: { [strategy]: ladder } } : {};
+  return { ...rest, ...(Object.keys(prompts).length > 0 ? { prompts } : {}), ...fallbackLadder } as C;
+}
+
+/** Whether a strategy's summaries go through the fallback ladder under this config (the variant's choice, else the design's default). */
+export function fallbackLadderOf(config: SummarizerConfig | undefined, strategy: StrategyName): boolean {
+  return config?.fallbackLadder?.[strategy] ?? defaultFallbackLadder(strategy);
 }
 
 /** The overrides a config carries, normalized (empty for extractive). */
@@ -44,11 +53,13 @@ export function promptOverridesOf(config: SummarizerConfig | undefined): PromptO
 /** The identity stored in the variant key: extractive has no model or URL; openai gets its defaults filled. Never the prompts (their hash is the prompt version). */
 export function summarizerIdentity(config: SummarizerConfig | undefined): SummarizerConfig {
   const kind = config?.kind ?? 'extractive';
+  // A ladder choice (configForStrategy keeps only one that departs from the default) changes what is written.
+  const ladder = config?.fallbackLadder && Object.keys(config.fallbackLadder).length > 0 ? { fallbackLadder: config.fallbackLadder } : {};
   switch (kind) {
     case 'extractive':
-      return { kind: 'extractive' };
+      return { kind: 'extractive', ...ladder };
     case 'openai':
-      return { kind: 'openai', baseURL: config?.baseURL ?? DEFAULT_OPENAI_BASE_URL, model: config?.model ?? DEFAULT_OPENAI_MODEL };
+      return { kind: 'openai', baseURL: config?.baseURL ?? DEFAULT_OPENAI_BASE_URL, model: config?.model ?? DEFAULT_OPENAI_MODEL, ...ladder };
     default: {
       const _exhaustive: never = kind;
       return _exhaustive;

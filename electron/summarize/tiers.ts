@@ -1,8 +1,12 @@
 /**
- * The tier ladder every summary goes through:
+ * The tier ladder a summary goes through (the fallback ladder, when the variant's settings
+ * say so: `ladder`, its strategy's default):
  *   normal -> aggressive (half the target, lower temperature) when the output is not
  *   shorter than the input, is empty or the source verbatim, or the call fails
  *   -> fallback (the deterministic extractive summary, bounded).
+ * Without the ladder one call at the normal tier is made, its output is taken unless it is
+ * empty, and an empty output or a failed call is an error (SummarizerFailure), as the rolling
+ * design wants.
  * The tier that produced the text is recorded on the summary. Each rung is looked up in
  * the summary cache before any call, so a re-run over unchanged content makes zero calls
  * whatever rung it ended on last time.
@@ -137,6 +141,8 @@ export interface TierOptions {
   cacheLimit?: number;
   /** false: throw SummarizerFailure instead of using the extractive fallback. */
   allowFallback?: boolean;
+  /** false: no ladder at all, only the normal tier (its failure throws SummarizerFailure). Default true. */
+  ladder?: boolean;
   /** The user's prices: a summarizer that reports no cost is priced from the one table with them. */
   userPrices?: UserPrices;
   /** Called once per attempted model call (for run events / stats). */
@@ -156,9 +162,12 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
   const source = itemsToSourceText(o.request.items);
   const started = Date.now();
 
+  const ladder = o.ladder !== false;
+  const allowFallback = ladder && o.allowFallback !== false;
+  const modelTiers = ladder ? (['normal', 'aggressive'] as const) : (['normal'] as const);
   // Every rung's cache entry first: zero calls when this exact span was summarized before.
-  for (const tier of ['normal', 'aggressive', 'fallback'] as const) {
-    if (tier === 'fallback' && o.allowFallback === false) break;
+  for (const tier of [...modelTiers, 'fallback'] as const) {
+    if (tier === 'fallback' && !allowFallback) break;
     const key = keyOf(tier);
     const hit = cacheGet(o.db, key);
     if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started, ...(hit.facts ? { facts: hit.facts } : {}) };
@@ -169,7 +178,7 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
   let tokensOut = 0;
   let costUsd = 0;
   const attempts: Array<{ tier: SummaryTier; error: string }> = [];
-  for (const tier of ['normal', 'aggressive'] as const) {
+  for (const tier of modelTiers) {
     if (o.signal.aborted) throw abortError(o.signal);
     const req: SummarizeRequest = { ...o.request, tier, targetTokens: tier === 'aggressive' ? aggressiveTarget(o.request.targetTokens) : o.request.targetTokens };
     const callStart = Date.now();
@@ -189,7 +198,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     tokensOut += result.tokensOut ?? 0;
     // A summarizer that does not price its calls is priced here, from the one table (unlisted models cost 0).
     costUsd += result.costUsd ?? priceCall(result.model || o.summarizer.model, result.tokensIn ?? 0, result.tokensOut ?? 0, o.userPrices);
-    const rejected = rejectOutput(result.text ?? '', source, o.countTokens);
+    // Without the ladder only the designs' own rule holds: an empty summary is an error.
+    const rejected = ladder ? rejectOutput(result.text ?? '', source, o.countTokens) : normalizedLength(result.text ?? '') === 0 ? 'empty output' : null;
     o.onAttempt?.(tier, { ok: rejected === null, reason: rejected ?? undefined, latencyMs: Date.now() - callStart });
     if (rejected) {
       attempts.push({ tier, error: rejected });
@@ -200,17 +210,17 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     const tokenCount = o.countTokens(text);
     // Facts describe the text as returned: kept only when the text was not trimmed.
     const facts = result.facts && text === result.text ? result.facts : undefined;
-    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+    cachePut(o.db, key, { text, tokenCount, tier, model: result.model || o.summarizer.model, promptVersion: o.summarizer.promptVersion, spanCount: o.request.items.length, spanTokenCountIn: o.request.spanTokenCount, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
     return { text, tier, model: result.model || o.summarizer.model, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
   }
 
-  if (o.allowFallback === false) {
+  if (!allowFallback) {
     throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
   }
   // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
   const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
   const tokenCount = o.countTokens(text);
-  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
+  cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, spanTokenCountIn: o.request.spanTokenCount, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
   return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
 }

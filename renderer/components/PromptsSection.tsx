@@ -4,11 +4,13 @@
  * default or edited, with an editor that shows the diff against the default and can reset
  * it. Saving stores the override in the settings' summarizer (`prompts`); the prompt
  * version then changes, so the next Compact makes (or finds) another variant.
+ * Beside them the strategy's fallback ladder (settings' summarizer `fallbackLadder`): its
+ * design's default (off for rolling) or the user's choice, which makes a variant of its own.
  */
 import { memo, useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { SummarizerConfig } from '../../shared/contract.js';
-import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
+import { defaultFallbackLadder, STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import { diffStats, lineDiff } from '../../shared/summarize/line-diff.js';
 import { DEFAULT_PROMPT_TEMPLATES, normalizeOverrides, openAiPromptVersion, overridesForTemplates, PROMPT_TEMPLATE_INFO, type PromptOverrides, type PromptTemplateId } from '../../shared/summarize/prompts.js';
@@ -48,6 +50,7 @@ export const PromptsSection = memo(function PromptsSection({ strategy }: { strat
           </li>
         ))}
       </ul>
+      {summarizer ? <FallbackLadderToggle strategy={strategy} summarizer={summarizer} /> : null}
       {summarizer ? (
         <div className="muted small" data-testid="prompts-version">
           prompt version {openAiPromptVersion(overridesForTemplates(overrides, ids))}
@@ -57,6 +60,39 @@ export const PromptsSection = memo(function PromptsSection({ strategy }: { strat
     </details>
   );
 });
+
+/** The strategy's fallback ladder: checked when its summaries retry shorter, then fall back to the extractive summary. */
+function FallbackLadderToggle({ strategy, summarizer }: { strategy: StrategyName; summarizer: SummarizerConfig }) {
+  const api = useApi();
+  const client = useQueryClient();
+  const [saving, setSaving] = useState(false);
+  const fallbackDefault = defaultFallbackLadder(strategy);
+  const on = summarizer.fallbackLadder?.[strategy] ?? fallbackDefault;
+  const toggle = async (value: boolean) => {
+    setSaving(true);
+    try {
+      const { [strategy]: _mine, ...others } = summarizer.fallbackLadder ?? {};
+      const ladders = value === fallbackDefault ? others : { ...others, [strategy]: value };
+      const result = await api.setSettings({ summarizer: { ...summarizer, fallbackLadder: Object.keys(ladders).length > 0 ? ladders : undefined } });
+      client.setQueryData(keys.settings, result);
+      // A choice other than the design's default is part of the variant's identity.
+      void client.invalidateQueries({ queryKey: ['variant'] });
+    } catch (err) {
+      actions.notify({ kind: 'error', title: 'Could not save the fallback ladder', message: (err as Error).message });
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <label
+      className="check small"
+      data-testid="fallback-ladder"
+      title={`A failed or unusable model summary is retried at half the length, then replaced by the extractive summary where the design allows it. Off: one call, and an empty summary fails the run. Default for ${strategy}: ${fallbackDefault ? 'on' : 'off'}.`}
+    >
+      <input type="checkbox" checked={on} disabled={saving} onChange={(e) => void toggle(e.currentTarget.checked)} /> Fallback ladder{on === fallbackDefault ? ' (default)' : ''}
+    </label>
+  );
+}
 
 function PromptEditor({ id, strategyIds, summarizer, onClose }: { id: PromptTemplateId; strategyIds: readonly PromptTemplateId[]; summarizer: SummarizerConfig; onClose: () => void }) {
   const api = useApi();

@@ -98,6 +98,8 @@ export function SettingsDialog() {
       const contextWindows = parseWindows(windowsText);
       // Edited prompt templates (the strategy panel's Prompts section) are kept whichever kind is chosen.
       const prompts = draft.summarizer.prompts ? { prompts: draft.summarizer.prompts } : {};
+      // So are the strategies' fallback ladder choices (the same section).
+      if (draft.summarizer.fallbackLadder) Object.assign(prompts, { fallbackLadder: draft.summarizer.fallbackLadder });
       const summarizer = draft.summarizer.kind === 'openai' ? { kind: 'openai' as const, baseURL: draft.summarizer.baseURL || undefined, model: draft.summarizer.model || undefined, ...prompts } : { kind: 'extractive' as const, ...prompts };
       const next = await api.setSettings({ summarizer, concurrency: draft.concurrency, tokenizer: draft.tokenizer, prices, contextWindows, apiKey: clearKey ? '' : apiKey ? apiKey : undefined });
       client.setQueryData(keys.settings, next);

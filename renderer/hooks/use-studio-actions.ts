@@ -223,21 +223,13 @@ export function useStudioCommands(wb: Workbench): StudioCommands {
     if (sessionId === null) return void actions.notify({ kind: 'info', title: 'Select a session to compact' });
     const running = studioStore.getState().activeRun;
     const force = studioStore.getState().force;
-    if (running && running.status === 'running') {
-      // two-line's one task per session: asking again marks the pass to run once more.
-      if (strategy === 'two-line' && running.strategy === 'two-line' && running.sessionId === sessionId) {
-        try {
-          const r = await api.startCompaction({ sessionId, strategy, params, force });
-          if (r.rerunQueued) actions.notify({ kind: 'info', title: `Two-line will run once more after run #${r.runId}` });
-        } catch (err) {
-          actions.notify({ kind: 'error', title: 'Could not queue compaction', message: (err as Error).message });
-        }
-        return;
-      }
-      return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
-    }
+    // two-line's one task per conversation (session, variant): asking again while the variant's
+    // pass runs marks it to run once more; another two-line variant of the session starts its own run.
+    const twoLineBeside = strategy === 'two-line' && running?.strategy === 'two-line' && running.sessionId === sessionId;
+    if (running && running.status === 'running' && !twoLineBeside) return void actions.notify({ kind: 'info', title: `Run #${running.runId} is still running` });
     try {
-      const { runId, variantId } = await api.startCompaction({ sessionId, strategy, params, force });
+      const { runId, variantId, rerunQueued } = await api.startCompaction({ sessionId, strategy, params, force });
+      if (rerunQueued) return void actions.notify({ kind: 'info', title: `Two-line will run once more after run #${runId}` });
       actions.setActiveRun({ runId, variantId, sessionId, strategy, done: 0, total: 0, tokens: 0, status: 'running', stats: {}, error: null, startedAt: Date.now(), endedAt: null });
       // The run made the variant if it was a draft: the lookup and the table see it now.
       invalidateVariantData(client, sessionId, variantId);

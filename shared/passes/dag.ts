@@ -143,6 +143,8 @@ export const dagPass: PassFn = async (ctx, resolved, opts) => {
     stats: {
       reason: plan.trigger.compact ? plan.trigger.reason : `forced: ${plan.trigger.reason}`,
       leafSummariesCreated: plan.spans.length,
+      // A replay firing's `spans`: the leaves' spans of turns (a condensation makes no new span).
+      spansCompacted: plan.spans.length,
       condensedSummariesCreated: plan.condense.length,
       // Counted from the index (cached per turn array), not by listing each span's ids.
       turnsCompacted: plan.spans.reduce((n, s) => n + convCountIn(ix, s.firstPosition, s.lastPosition + 1), 0),

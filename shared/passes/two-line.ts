@@ -10,7 +10,9 @@
  *   at once, through ctx.summarize (the sha256 summary cache keys each chunk by its text,
  *   so an abandoned or repeated pass costs no second call); when there is a base or more
  *   than one chunk, one more call folds the chunk summaries into one text with the base
- *   as prior. The result is ONE row of kind 'chunk' that supersedes the live digest (the
+ *   as prior. When a digest stands, that call is the digest upgrade (template 'digest'):
+ *   the digest as the text to rewrite, the base and the chunk summaries after it. The
+ *   result is ONE row of kind 'chunk' that supersedes the live digest (the
  *   upgrade "in place" is a new row: summaries are never updated, see ARCHITECTURE.md)
  *   and the base. A chunk the model cannot summarize becomes a bounded list of its turns
  *   (`boundedTurnList`), never its text.
@@ -345,13 +347,22 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
     return r;
   });
   ctx.checkCancelled();
-  // Fold: one text for the pass. A single chunk with no base is already that text.
+  // Fold: one text for the pass. A single chunk with no base and no digest is already that text.
+  // A standing digest is upgraded through the digest template (the compaction-between-turns
+  // design): the digest is the text to rewrite, the base (which it merged) and the chunk
+  // summaries of its turns follow it.
+  const digest = d.live.find((s) => s.kind === 'digest') ?? null;
   let folded: ChunkResult = results[0];
-  if (!(single && !baseText)) {
-    const items: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
+  // Every rung the pass went through (the `tiersUsed` stat): each chunk's, then the fold's when there is one.
+  const tiers: string[] = results.map((r) => r.tier);
+  if (!(single && !baseText && !digest)) {
+    const chunkItems: SummarizeItem[] = results.map((r) => summaryToItem(r.text, undefined, r.facts));
     const target = passSummaryTargetTokens(baseTokens + convTokensIn(ix, rangeFrom, rangeTo));
+    const request = digest
+      ? { purpose: 'digest' as const, items: [...(baseText && d.base ? [summaryToItem(baseText, undefined, ctx.store.summaryFacts?.(d.base.id) ?? undefined)] : []), ...chunkItems], priorSummary: ctx.store.summaryText(digest.id), targetTokens: target }
+      : { purpose: 'chunk' as const, items: chunkItems, priorSummary: baseText, targetTokens: target };
     try {
-      const s = await ctx.summarize({ purpose: 'chunk', items, priorSummary: baseText, targetTokens: target }, { allowFallback: false });
+      const s = await ctx.summarize(request, { allowFallback: false });
       folded = { from: rangeFrom, to: rangeTo, text: s.text, tokenCount: s.tokenCount, tier: s.tier, model: s.model, cacheKey: s.cacheKey, cacheHit: s.cacheHit, facts: s.facts };
     } catch (err) {
       if (isAbort(ctx, err)) throw err;
@@ -360,13 +371,14 @@ export async function prepareTwoLineBackground(ctx: PassContext, params: TwoLine
       ctx.event('chunk_fallback', { from: rangeFrom, to: rangeTo, step: 'fold', error: err instanceof Error ? err.message : String(err) });
       folded = { from: rangeFrom, to: rangeTo, text, tokenCount: ctx.countTokens(text), tier: 'fallback', model: TURN_LIST_MODEL, cacheKey: null, cacheHit: false };
     }
+    tiers.push(folded.tier);
     const worst = results.reduce((w, r) => (TIER_RANK[r.tier] > TIER_RANK[w] ? r.tier : w), folded.tier);
     folded = { ...folded, tier: worst };
     ctx.progress(steps, steps, tokensDone + folded.tokenCount);
   }
   ctx.checkCancelled();
   const fallbackChunks = results.filter((r) => r.tier === 'fallback').length;
-  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, results.map((r) => r.tier), empty) };
+  return { commit: (at: PassContext) => commitTwoLineBackground(at, d, expected, folded, jobs.length, fallbackChunks, tiers, empty) };
 }
 
 function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: ExpectedHistory, r: ChunkResult, chunks: number, fallbackChunks: number, tiers: string[], empty: Omit<BackgroundStepResult, 'ran' | 'reason'>): Promise<BackgroundStepResult> {
@@ -406,15 +418,19 @@ function commitTwoLineBackground(ctx: PassContext, d: TwoLineDecision, e: Expect
       ),
     );
     w.markCompacted(superseded);
-    const digestsUpgraded = d.live.filter((s) => s.kind === 'digest').length;
+    // An upgrade is a model summary standing where the digest stood: when every chunk fell back
+    // to its turn list, the digest was replaced, not upgraded.
+    const digestsUpgraded = fallbackChunks < chunks ? d.live.filter((s) => s.kind === 'digest').length : 0;
     // Turns newly taken out of what the model sees: those the live rows did not cover yet.
     let turnsCompacted = 0;
     if (ix) turnsCompacted = r.to > d.coveredUntil ? convCountIn(ix, d.coveredUntil, r.to) : 0;
     else for (let p = d.coveredUntil; p < r.to; p++) if (ctx.metas[p].role !== 'system') turnsCompacted++;
     const coveredUntil = Math.max(w.state().coveredUntil ?? d.prefixEnd, r.to);
     w.setState({ ...w.state(), coveredUntil });
+    const digestsReplaced = d.live.some((s) => s.kind === 'digest');
     ctx.event('background_completed', { summaryId: id, digestsUpgraded, chunks, fallbackChunks, cacheHit: r.cacheHit, coveredUntil, superseded });
-    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `one model summary over ${ix ? convCountIn(ix, r.from, r.to) : span.turnIds.length} new turns in ${chunks} chunk(s)${digestsUpgraded > 0 ? ', superseding the digest' : ''}` };
+    const what = fallbackChunks < chunks ? 'one model summary' : 'one list of turns (every chunk failed)';
+    return { ran: true, committed: true, abandoned: false, digestsUpgraded, chunksCreated: chunks, summariesCreated: 1, turnsCompacted, fallbackChunks, tiers, reason: `${what} over ${ix ? convCountIn(ix, r.from, r.to) : span.turnIds.length} new turns in ${chunks} chunk(s)${digestsReplaced ? (digestsUpgraded > 0 ? ', superseding the digest' : ', replacing the digest') : ''}` };
   });
 }
 
@@ -428,7 +444,7 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
     return { status: 'skipped', stats: outcomeStats(base, d, null, null) };
   }
   ctx.event('compaction_started', { level: base.level, pressure: base.pressure, warningPct: base.warningPct, emergencyPct: base.emergencyPct, linesFellBack: base.linesFellBack, pendingTurns: d.pendingTurns, digests: d.live.filter((s) => s.kind === 'digest').length });
-  const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : { written: false, abandoned: false, turns: 0 };
+  const digest = d.level === 'emergency' ? await twoLineDigestStep(ctx, params) : NO_DIGEST;
   ctx.checkCancelled();
   // The ordinary profile's model summary at the emergency line is written right away, never deferred.
   const rightAway = params.profile === ORDINARY_PROFILE && d.level === 'emergency';
@@ -442,9 +458,10 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
       return after.backgroundRange ? { ...out, followUp: true } : out;
     }
     const prepared = await prepareTwoLineBackground(ctx, params);
+    // The commit's record counts only its own work: the digest was this firing's.
     const deferred =
       prepared && 'commit' in prepared
-        ? { commit: async (at: PassContext) => outcomeOf(base, d, digest, await prepared.commit(at), at) }
+        ? { commit: async (at: PassContext) => outcomeOf(base, d, NO_DIGEST, await prepared.commit(at), at) }
         : undefined;
     const out = outcomeOf(base, d, digest, prepared && !('commit' in prepared) ? prepared : null, ctx);
     return deferred ? { ...out, deferred } : out;
@@ -452,6 +469,9 @@ export const twoLinePass: PassFn = async (ctx, resolved, opts) => {
   const bg = digest.abandoned ? null : await twoLineBackgroundStep(ctx, params);
   return outcomeOf(base, d, digest, bg, ctx);
 };
+
+/** No digest step (below the emergency line, or a deferred commit's record). */
+const NO_DIGEST: DigestStepResult = { written: false, abandoned: false, turns: 0 };
 
 /** The lines and the pressure, first in every stats object of the pass. */
 interface LineStats {
@@ -482,9 +502,10 @@ function outcomeStats(base: LineStats, d: TwoLineDecision, digest: DigestStepRes
     digestsUpgraded: bg?.digestsUpgraded ?? 0,
     chunksCreated: bg?.chunksCreated ?? 0,
     summariesCreated: (digest.written ? 1 : 0) + (bg?.summariesCreated ?? 0),
-    turnsCompacted: bg?.turnsCompacted ?? 0,
+    // The turns taken out of what the model sees: the digest's, then the background pass's beyond it.
+    turnsCompacted: digest.turns + (bg?.turnsCompacted ?? 0),
     fallbackChunks: bg?.fallbackChunks ?? 0,
-    tiersUsed: countTiers(bg?.tiers ?? []),
+    tiersUsed: countTiers([...(digest.written ? ['digest'] : []), ...(bg?.tiers ?? [])]),
     abandoned: digest.abandoned || (bg?.abandoned ?? false),
   });
 }

@@ -29,9 +29,9 @@ export function rollingSummaryText(summary: string): string {
   return `[Summary of previous conversation]\n${summary}`;
 }
 
-/** The watermark design's synthetic user turn; it carries the watermark BEFORE its pass (where its span starts). */
-export function watermarkSummaryText(model: string, watermarkBefore: number, summary: string): string {
-  return `<COMPACTION_SUMMARY model=${model} watermark_before=${watermarkBefore}>\n${summary}\n</COMPACTION_SUMMARY>`;
+/** The watermark design's synthetic user turn; it carries the watermark its pass left (where its span ends; `watermark=`, as the session compaction spec writes it). */
+export function watermarkSummaryText(model: string, watermark: number, summary: string): string {
+  return `<COMPACTION_SUMMARY model=${model} watermark=${watermark}>\n${summary}\n</COMPACTION_SUMMARY>`;
 }
 
 /** dag leaves/condensed summaries and two-line digests/chunks, as the model reads them. */
@@ -131,11 +131,11 @@ export function watermarkCandidates(turns: readonly Turn[], summaries: ReadonlyA
   const prefixEnd = stablePrefixEnd(turns);
   if (summaries.length === 0 || watermark === undefined || watermark <= prefixEnd) return turns.map((t) => turnCandidate(t));
   const out: ReplayCandidate[] = turns.slice(0, prefixEnd).map((t) => turnCandidate(t));
-  let before = prefixEnd;
-  for (const s of summaries) {
-    out.push(summaryCandidate(s.id, watermarkSummaryText(s.model, before, s.text)));
-    before = s.lastPosition + 1;
-  }
+  // Each pass's watermark: where the next summary's span starts; the newest one's is the state's.
+  summaries.forEach((s, i) => {
+    const after = i === summaries.length - 1 ? watermark : s.lastPosition + 1;
+    out.push(summaryCandidate(s.id, watermarkSummaryText(s.model, after, s.text)));
+  });
   // System turns are never summarized (they stay visible and are hoisted by the normalizer).
   for (const t of turns.slice(prefixEnd, watermark)) if (t.role === 'system') out.push(turnCandidate(t));
   const kept = turns.slice(watermark);

@@ -152,8 +152,19 @@ class FiringEvent implements ReplayEventInfo {
   get reason(): string {
     return this.f.reason;
   }
+  /**
+   * Spans of turns compacted: the pass's own count when it gives one (`spansCompacted`: dag's
+   * leaves; a condensation is no new span), else one per summary made; a firing that made no
+   * summary dropped or masked one range (window, forgetting, masking), or was abandoned (0).
+   */
   get spans(): number {
-    return this.f.created.length;
+    const f = this.f;
+    // A model-free step's firing (live.ts StepFiring) derives its stats when read, by running its
+    // steps again: not read for a number known already.
+    if (!Object.prototype.hasOwnProperty.call(f, 'stats')) return 1;
+    if (f.created.length === 0) return f.stats.abandoned === true ? 0 : 1;
+    const n = f.stats.spansCompacted;
+    return typeof n === 'number' ? n : f.created.length;
   }
   get summaryIds(): number[] {
     return this.f.created;

@@ -42,6 +42,11 @@ export const STRATEGY_DEFINITIONS: Record<StrategyName, StrategyDefinition> = {
 };
 
 /** A strategy with its parameters resolved against its specs: what every caller plans, runs and replays with. */
+/** The strategy design's default for the fallback ladder (its definition's `fallbackLadder`, else on): the window's checkbox and the engine read it. */
+export function defaultFallbackLadder(strategy: StrategyName): boolean {
+  return STRATEGY_DEFINITIONS[strategy].fallbackLadder ?? true;
+}
+
 export interface PreparedStrategy {
   strategy: StrategyName;
   definition: StrategyDefinition;

@@ -172,6 +172,7 @@ export const rollingStrategy: StrategyRules<RollingLiveParams> = {
   name: 'rolling',
   label: 'Rolling summary',
   prompts: ['rolling'],
+  fallbackLadder: false, // the rolling design: an empty summary is an error
   description:
     'One running summary and a pointer: each call folds compactionCount% of (summary + uncompacted characters) worth of the oldest uncompacted turns into a new summary. Follows the rolling-summary design.',
   specs: rollingSpecs,

@@ -56,6 +56,12 @@ export interface StrategyRules<P extends Record<string, number> = Record<string,
    * enter the variant's prompt version.
    */
   prompts?: readonly PromptTemplateId[];
+  /**
+   * Whether its summaries go through the fallback ladder by default (aggressive retry, then
+   * the extractive summary where the pass allows it; electron/summarize/tiers.ts). Default
+   * true; the variant's summarizer settings may say otherwise (contract `fallbackLadder`).
+   */
+  fallbackLadder?: boolean;
   /** Pure and deterministic; params already resolved against specs. */
   plan(input: PlanInput<P>): Plan<P>;
   /** The messages the model sees for the variant's summaries and state (before normalization). */

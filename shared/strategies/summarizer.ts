@@ -38,6 +38,11 @@ export interface SummarizeRequest {
   priorSummary?: string | null;
   targetTokens: number;
   tier: 'normal' | 'aggressive';
+  /**
+   * Tokens of the span, as the pass counted its turns (the watermark's span_token_count_in):
+   * recorded on the summary cache row, never part of its key nor of the prompt.
+   */
+  spanTokenCount?: number;
 }
 
 export interface SummarizeResult {

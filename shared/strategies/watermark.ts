@@ -2,7 +2,7 @@
  * Strategy `watermark`: one forward-only watermark over the session (the session
  * compaction spec, design version 1). Each pass summarizes the turns between the current
  * watermark and the new one into ONE synthetic user turn
- * `<COMPACTION_SUMMARY model=... watermark_before=...>…</COMPACTION_SUMMARY>` (the view,
+ * `<COMPACTION_SUMMARY model=... watermark=...>…</COMPACTION_SUMMARY>` (the view,
  * shared/replay/candidates.ts); version 1 never re-summarizes its own summaries: they
  * accumulate, one per pass, in order. The last `preserveRecentTurns` turns are never
  * summarized.

@@ -20,6 +20,8 @@ export type FakeReply =
   | { kind: 'hang' }
   /** Answers `then` (default: summary) after `ms` milliseconds. */
   | { kind: 'delay'; ms: number; then?: FakeReply }
+  /** Answers `then` (default: summary) once `until` resolves (a test holds the model while it asks again). */
+  | { kind: 'wait'; until: Promise<void>; then?: FakeReply }
   | { kind: 'empty' }
   /** 200 with a body that is not JSON. */
   | { kind: 'garbage'; contentType?: string }
@@ -141,6 +143,17 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         res.on('close', () => {
           clearTimeout(timer);
           done();
+        });
+        return;
+      }
+      case 'wait': {
+        let closed = false;
+        res.on('close', () => {
+          closed = true;
+          done();
+        });
+        void reply.until.then(() => {
+          if (!closed) respond(res, reply.then ?? { kind: 'summary' }, rec, done);
         });
         return;
       }

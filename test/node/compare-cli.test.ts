@@ -97,6 +97,12 @@ describe('compact as of call N', () => {
     // Over the whole session the forced pass sees 140,001 stored tokens; as of call 102, turns 0-206 only.
     expect(asOf.stats.tokensBefore).toBe(109506);
     expect(plain.stats.tokensBefore).toBeGreaterThan(asOf.stats.tokensBefore);
+    // Named for what it is; the plain variant keeps no name.
+    const listed = JSON.parse((await cli(['variants', '1', '--json'])).stdout) as { variants: Array<{ id: number; name: string | null }> };
+    expect(listed.variants.map((v) => [v.id, v.name])).toEqual([
+      [plain.variantId, null],
+      [asOf.variantId, 'dag as of call 102'],
+    ]);
     const bad = await cli(['compact', '1', '--strategy', 'dag', '--as-of-call', '152', '--json']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/asOfCall must be a call of the session \(0-151\), got 152/);

@@ -33,7 +33,7 @@ const OLD: SummaryInfo = { ...SUMMARY, id: 41, text: 'older', compacted: true, c
 
 const replay = buildReplay({ strategy: 'watermark', turns: TURNS, summaries: [OLD, SUMMARY], state: { watermark: 3, watermarkSummaryId: 42 }, params: {}, countTokens: (t) => countTokens(t) });
 const INPUT = { session: { id: 9, title: 'Fix the build: session #9' }, replay: { variantId: 7, ...replay }, summaries: [OLD, SUMMARY], variant: { id: 7, strategy: 'watermark' as const, params: {} } };
-const SUMMARY_TEXT = '<COMPACTION_SUMMARY model=gpt-4o-mini watermark_before=1>\nUser reported a failing build.\n</COMPACTION_SUMMARY>';
+const SUMMARY_TEXT = '<COMPACTION_SUMMARY model=gpt-4o-mini watermark=3>\nUser reported a failing build.\n</COMPACTION_SUMMARY>';
 
 describe('exportVariant', () => {
   it('openai: messages with tool_calls (JSON string arguments), role tool results, no thinking', () => {
@@ -94,7 +94,7 @@ describe('exportVariant', () => {
     expect(md.mimeType).toBe('text/markdown');
     const text = md.content;
     expect(text.startsWith(`# Fix the build: session #9\n\nVariant 7 · strategy watermark · 7 messages · ${replay.totalTokens} tokens\n`)).toBe(true);
-    expect(text).toContain(`### 2. user · summary s42 · ${replay.messages[1].tokens} tokens\n\n**Summary** s42 · watermark · depth 0 · tier normal · model gpt-4o-mini · turns 1–2 · 6 tokens · cache hit\n\n> <COMPACTION_SUMMARY model=gpt-4o-mini watermark_before=1>\n> User reported a failing build.\n> </COMPACTION_SUMMARY>`);
+    expect(text).toContain(`### 2. user · summary s42 · ${replay.messages[1].tokens} tokens\n\n**Summary** s42 · watermark · depth 0 · tier normal · model gpt-4o-mini · turns 1–2 · 6 tokens · cache hit\n\n> <COMPACTION_SUMMARY model=gpt-4o-mini watermark=3>\n> User reported a failing build.\n> </COMPACTION_SUMMARY>`);
     expect(text).toContain('**Tool call** `Bash` (`toolu_01`)\n\n```json\n{\n  "command": "make"\n}\n```');
     // The result holds ``` itself: the fence is longer.
     expect(text).toContain('**Tool error** for `toolu_01`\n\n````\nerror: missing ```;```\n````');

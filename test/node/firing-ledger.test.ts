@@ -68,6 +68,8 @@ describe('the ledger of a replay firing', { timeout: 120_000 }, () => {
     const made = listReplaySummaries(t.db, tl.runId).filter((s) => e.summaryIds.includes(s.id));
     const top = made.find((s) => s.kind === 'condensed')!;
     expect([top.depth, top.firstPosition, top.lastPosition, made.length]).toEqual([1, 0, 142, 8]);
+    // Its spans are the seven leaves' spans of turns; the condensation is a summary, not a span.
+    expect(e.spans).toBe(7);
 
     // Derived independently: the facts of turns 0–142 read from the store, matched against the
     // messages the replay's context service builds for call 78 (what the model receives).
@@ -162,6 +164,8 @@ describe('grouped ledgers for a replay that fires at nearly every call', { timeo
     // conversation turns: far more firings than MAX_FIRING_LEDGERS, so the 306 turns are cut into
     // min(64, 146, 2 × FIRING_LEDGER_BUDGET − 1) = 3 stretches and the last firing of each is measured.
     expect(w.events.length).toBeGreaterThan(MAX_FIRING_LEDGERS);
+    // Each firing drops one span of turns (and makes no summary).
+    expect(w.events.every((e) => e.spans === 1 && e.summaryIds.length === 0)).toBe(true);
     const ends = ledgerGroupEnds(w.events.map((e) => e.turn), 306);
     expect(w.events.map((e) => e.ledger !== null)).toEqual(ends);
     const measured = w.events.filter((e) => e.ledger !== null);

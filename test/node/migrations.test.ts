@@ -141,6 +141,8 @@ describe('migrations', () => {
   it('migration 14 keeps every summary_facts row and then takes a row whose span facts were not kept (NULL)', async () => {
     const db = importedAtVersion(13, [SPOTTER]);
     const sessionId = db.prepare('SELECT id FROM sessions ORDER BY id LIMIT 1').pluck().get() as number;
+    // Today's pass writes the cache row of migration 16 (its columns only; the table is empty).
+    db.exec("ALTER TABLE summary_cache ADD COLUMN span_token_count_in INTEGER; ALTER TABLE summary_cache ADD COLUMN last_read_at_ms INTEGER;");
     const r = await runCompaction(db, { sessionId, strategy: 'dag', force: true });
     expect(r.status).toBe('completed');
     const rows = () => db.prepare('SELECT summary_id, span_facts, own_facts, ledger FROM summary_facts ORDER BY summary_id').all() as Array<{ summary_id: number; span_facts: string | null }>;
@@ -151,6 +153,23 @@ describe('migrations', () => {
     expect(rows()).toEqual(before);
     db.prepare('UPDATE summary_facts SET span_facts = NULL WHERE summary_id = ?').run(before[0].summary_id);
     expect(rows()[0].span_facts).toBeNull();
+    db.close();
+  });
+
+  it('migration 16 keeps every summary cache row: use_count counts the write, last_read_at_ms is a time, span_token_count_in unknown', () => {
+    const db = openDatabase(':memory:', { toVersion: 15 });
+    const put = db.prepare('INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count, use_count, facts) VALUES (?,?,?,?,?,?,?,?,?,?,?)');
+    put.run('k-never-hit', 'first text', 3, 'normal', 'gpt-4o-mini', '2026-11-01T10:00:00.000Z', 1, 'p1', 4, 0, null);
+    put.run('k-hit-twice', 'second text', 5, 'fallback', 'extractive', '2026-11-02T12:30:00.500Z', 2, null, null, 2, '{"facts":[]}');
+    const kept = 'SELECT cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count, facts FROM summary_cache ORDER BY cache_key';
+    const before = db.prepare(kept).all();
+    migrate(db, 16);
+    expect(db.prepare(kept).all()).toEqual(before);
+    expect(db.prepare('SELECT cache_key, use_count, last_read_at_ms, span_token_count_in FROM summary_cache ORDER BY cache_key').all()).toEqual([
+      { cache_key: 'k-hit-twice', use_count: 3, last_read_at_ms: Date.parse('2026-11-02T12:30:00.500Z'), span_token_count_in: null },
+      { cache_key: 'k-never-hit', use_count: 1, last_read_at_ms: Date.parse('2026-11-01T10:00:00.000Z'), span_token_count_in: null },
+    ]);
+    expect(() => db.prepare("UPDATE summary_cache SET last_read_at_ms = 'yesterday'").run()).toThrow(/INTEGER/);
     db.close();
   });
 

@@ -5,6 +5,7 @@ import { getVariant, listRuns, listSummaries } from '../../electron/store/varian
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages } from '../../shared/replay/index.js';
 import type { Summarizer } from '../../shared/strategies/summarizer.js';
+import { startFakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump, type FixtureDb } from '../helpers/fixture-sessions.js';
 
 describe('rolling pass through the engine on every real fixture session', () => {
@@ -81,14 +82,39 @@ describe('rolling pass with a model that answers nothing', () => {
   });
   afterAll(() => f.close());
 
-  it('never writes an empty summary', async () => {
+  it('an empty summary is an error (the rolling design): one call, the run fails, nothing is written', async () => {
     const s = sessionBySource(f, 'claude-code-viewer__1af7fc5e');
-    const silent: Summarizer = { kind: 'openai', model: 'silent-test-model', promptVersion: 'test', summarize: async () => ({ text: '', model: 'silent-test-model' }) };
+    const calls: string[] = [];
+    const silent: Summarizer = { kind: 'openai', model: 'silent-test-model', promptVersion: 'test', summarize: async (req) => (calls.push(req.tier), { text: '', model: 'silent-test-model' }) };
     const r = await runCompaction(f.db, { sessionId: s.id, strategy: 'rolling', params: { compactionCount: 50 }, summarizer: silent });
-    expect(r.status).toBe('completed');
-    const [summary] = listSummaries(f.db, r.variantId);
-    expect(summary.text.trim()).not.toBe('');
-    // the empty answers were rejected by the tier ladder; the deterministic fallback wrote the summary
-    expect(summary.tier).toBe('fallback');
+    expect(r.status).toBe('failed');
+    expect(r.error).toBe('rolling: the summarizer returned no usable summary (normal: empty output); nothing was written');
+    // No aggressive retry, no extractive fallback: the fallback ladder is off for rolling by default.
+    expect(calls).toEqual(['normal']);
+    expect(listSummaries(f.db, r.variantId)).toEqual([]);
+    expect(getVariant(f.db, r.variantId)!.state).toEqual({});
+  });
+
+  it("with the fallback ladder on in the variant's summarizer settings, an empty answer falls back to the extractive summary, as a variant of its own", async () => {
+    const fake = await startFakeOpenAiServer();
+    fake.setDefault({ kind: 'empty' });
+    try {
+      const s = sessionBySource(f, 'claude-code-viewer__1af7fc5e');
+      const config = { kind: 'openai' as const, baseURL: fake.baseURL, model: 'fake-model', apiKey: 'sk-test-ladder' };
+      const off = await runCompaction(f.db, { sessionId: s.id, strategy: 'rolling', params: { compactionCount: 50 }, summarizer: config });
+      expect(off.status).toBe('failed');
+      expect(fake.requests).toHaveLength(1);
+      const on = await runCompaction(f.db, { sessionId: s.id, strategy: 'rolling', params: { compactionCount: 50 }, summarizer: { ...config, fallbackLadder: { rolling: true } } });
+      expect(on.status).toBe('completed');
+      expect(on.variantId).not.toBe(off.variantId);
+      expect(getVariant(f.db, on.variantId)!.summarizer).toMatchObject({ kind: 'openai', fallbackLadder: { rolling: true } });
+      // normal, then aggressive, then the extractive fallback.
+      expect(fake.requests).toHaveLength(3);
+      const [summary] = listSummaries(f.db, on.variantId);
+      expect(summary.tier).toBe('fallback');
+      expect(summary.text.trim()).not.toBe('');
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -2,12 +2,13 @@
  * The two-line pass through the real engine and store: background chunks between the
  * lines, the model-free digest at the emergency line and its upgrade, the abandon when
  * the history moves during the slow step, the turn-list fallback, and the scheduler's
- * one task per session.
+ * one task per conversation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { planSession, runCompaction, type RunCompactionResult } from '../../electron/engine/engine.js';
 import { fixtureDb, sessionBySource, turnsDump } from '../helpers/fixture-sessions.js';
-import { TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
+import { conversationKey, sessionOfKey, TwoLineScheduler } from '../../electron/engine/two-line-scheduler.js';
+import { templateIdFor } from '../../shared/summarize/prompts.js';
 import { withSessionLock } from '../../electron/engine/locks.js';
 import { historyOf } from '../../shared/passes/two-line.js';
 import { buildSpanIndex, chunkRange } from '../../shared/strategies/spans.js';
@@ -110,7 +111,7 @@ describe('two-line pass', () => {
     expect(digest.text.startsWith('[digest summary of 70 items]')).toBe(true);
     expect(model).toMatchObject({ tier: 'normal', model: 'gpt-4o-mini', firstPosition: 1, lastPosition: 70 });
     expect(model.turnIds).toEqual(digest.turnIds);
-    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, summariesCreated: 2, turnsCompacted: 0 });
+    expect(r.stats).toMatchObject({ level: 'emergency', digestWritten: true, digestTurns: 70, digestsUpgraded: 1, summariesCreated: 2, turnsCompacted: 70 });
     expect(eventKinds(db, r)).toEqual(['compaction_started', 'digest_written', 'background_started', 'background_completed']);
     const replay = replayOf(db, sessionId, r.variantId);
     expect(replay.messages[1].parts?.[0]).toEqual({ kind: 'summary', summaryId: model.id });
@@ -118,7 +119,7 @@ describe('two-line pass', () => {
     expect(validateMessages(replay.messages, 'openai')).toEqual([]);
   });
 
-  it('abandons its chunks when the history moves during the slow step, and the retry is free from the cache', async () => {
+  it('abandons its chunks when the history moves during the slow step, and the retry reads them from the cache', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
     const g = gate();
@@ -152,11 +153,13 @@ describe('two-line pass', () => {
     const chunkCalls = calls.length;
     expect(chunkCalls).toBeGreaterThan(2);
 
-    // The retry upgrades the digest over the very same chunks and fold: every one is a cache hit.
+    // The retry upgrades the digest over the very same chunks, every one a cache hit; the one new
+    // call is the digest upgrade (the digest template, with the digest to rewrite), not the old fold.
     const retry = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ calls }) });
     expect(retry).toMatchObject({ status: 'completed', variantId });
-    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls - 1, summariesCreated: 1, summarizerCalls: 0, cacheHits: chunkCalls, abandoned: false });
-    expect(calls).toHaveLength(chunkCalls);
+    expect(retry.stats).toMatchObject({ digestsUpgraded: 1, chunksCreated: chunkCalls - 1, summariesCreated: 1, summarizerCalls: 1, cacheHits: chunkCalls - 1, abandoned: false });
+    expect(calls).toHaveLength(chunkCalls + 1);
+    expect(calls[chunkCalls]).toMatchObject({ purpose: 'digest', priorSummary: 'digest written meanwhile' });
   });
 
   it('turns a chunk the model cannot summarize into a bounded list of its turns, never its text', async () => {
@@ -195,27 +198,87 @@ describe('two-line pass', () => {
   });
 });
 
+describe('two-line stats say what the pass did', () => {
+  it('turnsCompacted counts the turns the digest took out; tiersUsed lists the digest, the chunks and the fold', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({}) });
+    const metas = listTurnMetas(db, sessionId);
+    const chunks = chunkRange(buildSpanIndex(metas), 1, 71, BASE.chunkChars, 'chars').length;
+    expect(chunks).toBeGreaterThan(1);
+    // The digest took turns 1-70 out; the model summary then replaced the digest (no new turn).
+    expect(r.stats).toMatchObject({ digestWritten: true, digestTurns: 70, turnsCompacted: 70, digestsUpgraded: 1 });
+    expect(r.stats.tiersUsed).toEqual({ digest: 1, normal: chunks + 1 });
+  });
+
+  it('between the lines, tiersUsed counts the fold beside the chunks', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({}) });
+    const chunks = r.stats.chunksCreated as number;
+    expect(r.stats).toMatchObject({ turnsCompacted: 70, summarizerCalls: chunks + 1 });
+    expect(r.stats.tiersUsed).toEqual({ normal: chunks + 1 });
+  });
+
+  it('a digest replaced by turn lists because every chunk failed is not counted as upgraded', async () => {
+    const { db, sessionId, total } = setup();
+    const params = { ...BASE, contextWindow: windowAt(total, 0.9) };
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer: scriptedSummarizer({ fail: true }) });
+    const chunks = r.stats.chunksCreated as number;
+    expect(r.stats).toMatchObject({ digestWritten: true, fallbackChunks: chunks, digestsUpgraded: 0, turnsCompacted: 70 });
+    // The digest, each chunk's turn list and the failed fold (the texts side by side).
+    expect(r.stats.tiersUsed).toEqual({ digest: 1, fallback: chunks + 1 });
+    const live = listSummaries(db, r.variantId).filter((s) => !s.compacted);
+    expect(live.map((s) => [s.kind, s.model])).toEqual([['chunk', 'turn-list']]);
+  });
+});
+
+describe("the digest-upgrade prompt (the compaction-between-turns design's background pass)", () => {
+  it('a standing digest is rewritten through the digest template: the digest as the text to rewrite, the chunk summaries of its turns after it', async () => {
+    const { db, sessionId, total } = setup();
+    const calls: SummarizeRequest[] = [];
+    const r = await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.9) }, summarizer: scriptedSummarizer({ calls }) });
+    const [digest, upgraded] = listSummaries(db, r.variantId);
+    expect([digest.kind, upgraded.kind, upgraded.compacted]).toEqual(['digest', 'chunk', false]);
+    const upgrade = calls[calls.length - 1];
+    expect(templateIdFor(upgrade)).toBe('digest');
+    expect(upgrade).toMatchObject({ purpose: 'digest', priorSummary: digest.text });
+    // The chunks before it read the digest's turns with the chunk template.
+    expect(calls.slice(0, -1).map((c) => c.purpose)).toEqual(Array(calls.length - 1).fill('chunk'));
+    expect(upgrade.items).toHaveLength(calls.length - 1);
+    expect(upgraded.text).toBe(`summary of ${calls.length - 1} items (digest)`);
+  });
+
+  it('between the lines (no digest) the fold keeps the chunk template', async () => {
+    const { db, sessionId, total } = setup();
+    const calls: SummarizeRequest[] = [];
+    await runCompaction(db, { sessionId, strategy: 'two-line', params: { ...BASE, contextWindow: windowAt(total, 0.6) }, summarizer: scriptedSummarizer({ calls }) });
+    expect(calls.map((c) => templateIdFor(c))).toEqual(Array(calls.length).fill('chunk'));
+  });
+});
+
 describe('TwoLineScheduler', () => {
-  it('runs one task per session; requests during a run only mark one rerun', async () => {
+  it('runs one task per conversation; requests during a run only mark one rerun', async () => {
     const { db, sessionId, total } = setup();
     const params = { ...BASE, contextWindow: windowAt(total, 0.6) };
     const g = gate();
     const scheduler = new TwoLineScheduler();
+    const key = conversationKey(sessionId, 'v');
     const started: string[] = [];
     const task = (name: string, summarizer = scriptedSummarizer({ gate: g.wait })) => async () => {
       started.push(name);
       return runCompaction(db, { sessionId, strategy: 'two-line', params, summarizer });
     };
-    expect(scheduler.request(sessionId, task('a'))).toBe('started');
+    expect(scheduler.request(key, task('a'))).toBe('started');
     await g.firstArrival;
-    expect(scheduler.isRunning(sessionId)).toBe(true);
-    expect(scheduler.request(sessionId, task('b'))).toBe('rerun-marked');
-    expect(scheduler.request(sessionId, task('c'))).toBe('rerun-already-marked');
-    expect(scheduler.hasRerun(sessionId)).toBe(true);
+    expect(scheduler.isRunning(key)).toBe(true);
+    expect(scheduler.request(key, task('b'))).toBe('rerun-marked');
+    expect(scheduler.request(key, task('c'))).toBe('rerun-already-marked');
+    expect(scheduler.hasRerun(key)).toBe(true);
     expect(started).toEqual(['a']);
     g.release();
-    await scheduler.whenIdle(sessionId);
-    expect(scheduler.isRunning(sessionId)).toBe(false);
+    await scheduler.whenIdle(key);
+    expect(scheduler.isRunning(key)).toBe(false);
     // The first run did the work; the one rerun (the latest request) found nothing left.
     expect(started).toEqual(['a', 'c']);
     const [variant] = listVariants(db, sessionId);
@@ -223,15 +286,18 @@ describe('TwoLineScheduler', () => {
     expect(runs.map((x) => x.status)).toEqual(['completed', 'skipped']);
   });
 
-  it('keeps sessions independent and survives a failing task', async () => {
+  it('keeps conversations independent (two variants of one session, another session) and survives a failing task', async () => {
     const errors: unknown[] = [];
     const scheduler = new TwoLineScheduler((_, e) => errors.push(e));
     const order: string[] = [];
-    expect(scheduler.request(1, async () => { order.push('1a'); throw new Error('boom'); })).toBe('started');
-    expect(scheduler.request(2, async () => { order.push('2a'); })).toBe('started');
-    expect(scheduler.request(1, async () => { order.push('1b'); })).toBe('rerun-marked');
-    await Promise.all([scheduler.whenIdle(1), scheduler.whenIdle(2)]);
-    expect(order).toEqual(['1a', '2a', '1b']);
+    const [a, b, other] = [conversationKey(1, 'a'), conversationKey(1, 'b'), conversationKey(2, 'a')];
+    expect(scheduler.request(a, async () => { order.push('1a'); throw new Error('boom'); })).toBe('started');
+    expect(scheduler.request(b, async () => { order.push('1b'); })).toBe('started');
+    expect(scheduler.request(other, async () => { order.push('2a'); })).toBe('started');
+    expect(scheduler.request(a, async () => { order.push('1a again'); })).toBe('rerun-marked');
+    expect(scheduler.keys().map(sessionOfKey)).toEqual([1, 1, 2]);
+    await Promise.all([a, b, other].map((k) => scheduler.whenIdle(k)));
+    expect(order).toEqual(['1a', '1b', '2a', '1a again']);
     expect(errors.map((e) => (e as Error).message)).toEqual(['boom']);
   });
 });

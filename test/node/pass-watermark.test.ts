@@ -5,13 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { planSession, runCompaction, resolveVariantFor } from '../../electron/engine/engine.js';
+import { runReplay } from '../../electron/engine/replay.js';
+import { cacheRow } from '../../electron/store/summary-cache.js';
 import { fixtureDb, sessionBySource, splitCycles, turnsDump } from '../helpers/fixture-sessions.js';
 import { listTurnMetas, listTurns } from '../../electron/store/turns.js';
 import { getVariant, listRuns, listSummaries, setVariantState } from '../../electron/store/variants.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages, WATERMARK_GLUE } from '../../shared/replay/index.js';
 import type { DB } from '../../electron/store/db.js';
-import { itemsToSourceText, turnsToItems } from '../../shared/summarize/items.js';
 import { chatSession, insertSession, scriptedSummarizer, turn, turnsTableSnapshot } from '../helpers/replay-fixtures.js';
 import { tempDb } from '../helpers/temp-db.js';
 import { writeSetting } from '../../electron/store/settings.js';
@@ -57,8 +58,8 @@ describe('watermark pass', () => {
     const replay = replayOf(db, sessionId, r.variantId);
     expect(replay.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     const head = (replay.messages[1].blocks[0] as { text: string }).text;
-    // The tag carries the watermark before the pass (1, the end of the system prefix).
-    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark_before=1>\n[watermark summary of 36 items]')).toBe(true);
+    // The tag carries the watermark the pass left (37).
+    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark=37>\n[watermark summary of 36 items]')).toBe(true);
     expect(head.endsWith('\n</COMPACTION_SUMMARY>')).toBe(true);
     // Turn 37 is the user's: an assistant turn keeps the roles alternating.
     expect(replay.messages[2]).toMatchObject({ origin: { kind: 'synthetic' }, blocks: [{ type: 'text', text: WATERMARK_GLUE }] });
@@ -68,11 +69,11 @@ describe('watermark pass', () => {
 
     const events = eventsOf(db, r.variantId, r.runId);
     expect(events.map((e) => e.kind)).toEqual(['compaction_started', 'compaction_completed']);
-    expect(events[0]).toMatchObject({ level: 'soft', fromWatermark: 1, toWatermark: 37, turns: 36, pendingTokens: tokensIn(db, sessionId, 1, 37) });
-    // The extractive summarizer reports no usage: the pass charges what it read and wrote (at price 0).
-    const source = itemsToSourceText(turnsToItems(listTurns(db, sessionId, { from: 1, to: 37 })));
-    expect(events[1]).toMatchObject({ cacheHit: false, costUsd: 0, tokensIn: countTokens(source), tokensOut: s.tokenCount, tier: 'normal', model: 'extractive', watermark: 37, summaryTokens: s.tokenCount });
-    expect(typeof events[1].latencyMs).toBe('number');
+    expect(events[0]).toMatchObject({ threshold_or_hard_cap: 'threshold', watermark_before: 1, watermark_after: 37, span_message_count: 36, span_token_count_in: tokensIn(db, sessionId, 1, 37) });
+    // The extractive summarizer costs nothing.
+    expect(events[1]).toMatchObject({ cache_hit: false, cost_usd: 0, watermark_after: 37, span_token_count_out: s.tokenCount });
+    expect(typeof events[1].latency_ms).toBe('number');
+    expect(r.stats).toMatchObject({ tier: 'normal', watermark: 37, summaryTokens: s.tokenCount });
 
     // Design version 1: the summary is never pending (never re-summarized); with no new turn, nothing is pending: nothing moves.
     const again = await runCompaction(db, { sessionId, strategy: 'watermark', params });
@@ -108,8 +109,8 @@ describe('watermark pass', () => {
     // (10,000 x 0.15 + 500 x 0.60) / 1e6
     expect(getVariant(db, r.variantId)!.state.spentUsd).toBeCloseTo(0.0018, 12);
     const done = eventsOf(db, r.variantId, r.runId).find((e) => e.kind === 'compaction_completed')!;
-    expect(done).toMatchObject({ tokensIn: 10000, tokensOut: 500, model: 'gpt-4o-mini', cacheHit: false });
-    expect(done.costUsd).toBeCloseTo(0.0018, 12);
+    expect(done).toMatchObject({ cache_hit: false });
+    expect(done.cost_usd).toBeCloseTo(0.0018, 12);
   });
 
   it('spends nothing of the session budget on a local model the price table does not list', async () => {
@@ -120,7 +121,7 @@ describe('watermark pass', () => {
     // Before shared/cost/prices.ts this was charged at gpt-4o's rate: (10,000 x 2.5 + 500 x 10) / 1e6 = $0.03.
     expect(getVariant(db, r.variantId)!.state.spentUsd).toBe(0);
     const done = eventsOf(db, r.variantId, r.runId).find((e) => e.kind === 'compaction_completed')!;
-    expect(done).toMatchObject({ model: 'llama3.1:8b', costUsd: 0 });
+    expect(done).toMatchObject({ cost_usd: 0 });
   });
 
   it('skips at the soft threshold once the budget is spent, and compacts at the hard cap anyway (budget_exhausted_forced)', async () => {
@@ -143,9 +144,10 @@ describe('watermark pass', () => {
     expect(forced.status).toBe('completed');
     expect(forced.stats.failureMode).toBe('budget_exhausted_forced');
     const events = eventsOf(db, hv.id, forced.runId);
-    expect(events.map((e) => [e.kind, e.failureMode])).toEqual([
-      ['compaction_started', 'budget_exhausted_forced'],
-      ['compaction_completed', 'budget_exhausted_forced'],
+    expect(events.map((e) => [e.kind, e.failure_mode])).toEqual([
+      ['compaction_started', null],
+      ['compaction_failed', 'budget_exhausted_forced'],
+      ['compaction_completed', null],
     ]);
     expect(getVariant(db, hv.id)!.state).toMatchObject({ watermark: 36, spentUsd: 0.25 });
   });
@@ -163,7 +165,7 @@ describe('watermark pass', () => {
     expect(r.status).toBe('skipped');
     expect(r.stats.failureMode).toBe('no_valid_boundary');
     expect(eventsOf(db, r.variantId, r.runId)).toEqual([
-      expect.objectContaining({ kind: 'compaction_failed', failureMode: 'no_valid_boundary', reason: 'no_valid_boundary: no tool-cycle-safe cut between the watermark (1) and the preserved turns (18): a tool cycle spans them' }),
+      expect.objectContaining({ kind: 'compaction_failed', failure_mode: 'no_valid_boundary', watermark_before: 1, watermark_after: 1, error_message: 'no_valid_boundary: no tool-cycle-safe cut between the watermark (1) and the preserved turns (18): a tool cycle spans them' }),
     ]);
     expect(listSummaries(db, r.variantId)).toEqual([]);
   });
@@ -189,12 +191,12 @@ describe('watermark pass', () => {
 
     const events = eventsOf(db, r.variantId, r.runId);
     expect(events.map((e) => e.kind)).toEqual(['compaction_started', 'compaction_failed']);
-    expect(events[1]).toMatchObject({ failureMode: 'adapter_error', truncatedMessageCount: b - 1, watermark: b });
+    expect(events[1]).toMatchObject({ failure_mode: 'adapter_error', truncated_message_count: b - 1, watermark_after: b });
     expect(r.stats).toMatchObject({ truncatedMessageCount: b - 1, underHardCap: true });
 
     const replay = replayOf(db, sessionId, r.variantId);
     expect(validateMessages(replay.messages, 'anthropic')).toEqual([]);
-    expect((replay.messages[1].blocks[0] as { text: string }).text.startsWith('<COMPACTION_SUMMARY model=truncation watermark_before=1>')).toBe(true);
+    expect((replay.messages[1].blocks[0] as { text: string }).text.startsWith(`<COMPACTION_SUMMARY model=truncation watermark=${b}>`)).toBe(true);
   });
 
   it('skips and retries later when the summarizer fails below the hard cap', async () => {
@@ -203,10 +205,11 @@ describe('watermark pass', () => {
     const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 100 }, summarizer: scriptedSummarizer({ fail: true }) });
     expect(r.status).toBe('skipped');
     expect(r.stats.failureMode).toBe('adapter_error');
-    expect(eventsOf(db, r.variantId, r.runId).map((e) => [e.kind, e.failureMode, e.retry])).toEqual([
-      ['compaction_started', undefined, undefined],
-      ['compaction_failed', 'adapter_error', true],
+    expect(eventsOf(db, r.variantId, r.runId).map((e) => [e.kind, e.failure_mode, e.watermark_after])).toEqual([
+      ['compaction_started', null, 36],
+      ['compaction_failed', 'adapter_error', 1],
     ]);
+    expect(r.stats.retry).toBe(true);
     expect(listSummaries(db, r.variantId)).toEqual([]);
     expect(getVariant(db, r.variantId)!.state).toEqual({});
   });
@@ -263,5 +266,103 @@ describe("the user's prices (settings)", () => {
     // (10,000 x 0.1 + 500 x 0.2) / 1e6, where the table alone would say 0.
     expect(getVariant(db, r.variantId)!.state.spentUsd).toBeCloseTo(0.0011, 12);
     expect(r.stats.costUsd).toBeCloseTo(0.0011, 12);
+  });
+});
+
+/** The payload fields of the design's three events, in the design's names. */
+const DESIGN_EVENT_FIELDS = [
+  'session_id',
+  'turn_id',
+  'watermark_before',
+  'watermark_after',
+  'span_message_count',
+  'span_token_count_in',
+  'span_token_count_out',
+  'threshold_or_hard_cap',
+  'cache_hit',
+  'cache_key',
+  'cost_usd',
+  'latency_ms',
+  'failure_mode',
+  'error_class',
+  'error_message',
+  'truncated_message_count',
+].sort();
+const payloadOf = (db: DB, variantId: number, runId: number) => listRuns(db, variantId).find((r) => r.id === runId)!.events.map((e) => ({ kind: e.kind, data: e.data }));
+
+describe("watermark events: the session compaction spec's payload", () => {
+  it('compaction_started and compaction_completed carry every design field, and only those', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const summarizer = scriptedSummarizer({ model: 'gpt-4o-mini', tokensIn: 10000, tokensOut: 500 });
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 1000, preserveRecentTurns: 4 }, summarizer });
+    const [started, completed] = payloadOf(db, r.variantId, r.runId);
+    const metas = listTurnMetas(db, sessionId);
+    const [s] = listSummaries(db, r.variantId);
+    expect(Object.keys(started.data).sort()).toEqual(DESIGN_EVENT_FIELDS);
+    expect(Object.keys(completed.data).sort()).toEqual(DESIGN_EVENT_FIELDS);
+    const span = { session_id: sessionId, turn_id: metas[40].id, watermark_before: 1, watermark_after: 37, span_message_count: 36, span_token_count_in: tokensIn(db, sessionId, 1, 37), threshold_or_hard_cap: 'threshold' };
+    expect(started).toEqual({ kind: 'compaction_started', data: { ...span, span_token_count_out: null, cache_hit: null, cache_key: null, cost_usd: null, latency_ms: null, failure_mode: null, error_class: null, error_message: null, truncated_message_count: null } });
+    expect(completed.kind).toBe('compaction_completed');
+    expect(typeof completed.data.cache_key).toBe('string');
+    expect(completed.data).toMatchObject({ ...span, span_token_count_out: s.tokenCount, cache_hit: false, failure_mode: null, error_class: null, error_message: null, truncated_message_count: null });
+    expect(completed.data.cost_usd).toBeCloseTo(0.0018, 12);
+    // The cache row keeps the span's size as the pass measured it.
+    expect(cacheRow(db, completed.data.cache_key as string)).toMatchObject({ useCount: 1, spanTokenCountIn: tokensIn(db, sessionId, 1, 37) });
+    expect(typeof completed.data.latency_ms).toBe('number');
+  });
+
+  it('a forced pass over a spent budget records compaction_failed with failure_mode budget_exhausted_forced, then completes', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const hard = { softThresholdTokens: 1000, hardCapTokens: tokensIn(db, sessionId, 1, 36) };
+    const v = resolveVariantFor(db, { sessionId, strategy: 'watermark', params: hard });
+    setVariantState(db, v.id, { spentUsd: 0.25 });
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: hard });
+    expect(r.status).toBe('completed');
+    const events = payloadOf(db, v.id, r.runId);
+    expect(events.map((e) => [e.kind, e.data.failure_mode, e.data.threshold_or_hard_cap])).toEqual([
+      ['compaction_started', null, 'hard_cap'],
+      ['compaction_failed', 'budget_exhausted_forced', 'hard_cap'],
+      ['compaction_completed', null, 'hard_cap'],
+    ]);
+    for (const e of events) expect(Object.keys(e.data).sort()).toEqual(DESIGN_EVENT_FIELDS);
+    expect(events[1].data).toMatchObject({ watermark_before: 1, watermark_after: 36, error_class: null, truncated_message_count: null });
+  });
+
+  it('a failed summarizer at the hard cap: compaction_failed names the error class and message and the truncated count', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 100, hardCapTokens: 1500 }, summarizer: scriptedSummarizer({ fail: true }) });
+    const [s] = listSummaries(db, r.variantId);
+    const failed = payloadOf(db, r.variantId, r.runId)[1];
+    expect(failed.kind).toBe('compaction_failed');
+    expect(Object.keys(failed.data).sort()).toEqual(DESIGN_EVENT_FIELDS);
+    expect(failed.data).toMatchObject({ failure_mode: 'adapter_error', error_class: 'SummarizerFailure', truncated_message_count: s.turnIds.length, watermark_before: 1, watermark_after: s.lastPosition + 1, span_message_count: s.turnIds.length });
+    expect(failed.data.error_message).toMatch(/^summarizer failed on every tier: normal: HTTP 500/);
+  });
+
+  it('the synthetic turn carries watermark= (where its pass left the watermark)', async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const r = await runCompaction(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 1000, preserveRecentTurns: 4 } });
+    const head = (replayOf(db, sessionId, r.variantId).messages[1].blocks[0] as { text: string }).text;
+    expect(head.startsWith('<COMPACTION_SUMMARY model=extractive watermark=37>\n')).toBe(true);
+  });
+});
+
+describe('watermark events in a replay', () => {
+  it("are recorded as the replay's run events, each with the call it was made at", async () => {
+    const db = setup();
+    const sessionId = insertSession(db, chatSession(20, 40));
+    const r = await runReplay(db, { sessionId, strategy: 'watermark', params: { softThresholdTokens: 1000, preserveRecentTurns: 4 } });
+    expect(r.status).toBe('completed');
+    const events = payloadOf(db, r.variantId, r.runId).filter((e) => e.kind !== 'firing');
+    const fires = r.timeline!.events.filter((e) => e.kind === 'fire');
+    expect(fires.length).toBeGreaterThan(0);
+    // One started and one completed per firing, at its call, with the design's fields.
+    expect(events.map((e) => [e.kind, e.data.call])).toEqual(fires.flatMap((f) => [['compaction_started', f.call], ['compaction_completed', f.call]]));
+    for (const e of events) expect(Object.keys(e.data).filter((k) => k !== 'call').sort()).toEqual(DESIGN_EVENT_FIELDS);
+    expect(events[0].data).toMatchObject({ session_id: sessionId, watermark_before: 1, threshold_or_hard_cap: 'threshold' });
   });
 });

@@ -88,13 +88,13 @@ describe('buildReplay', () => {
     const s = summary(9, 'watermark', 1, 4, 'files: a.txt b.txt', { model: 'gpt-x' });
     const r = buildReplay({ ...base, strategy: 'watermark', summaries: [s], state: { watermark: 5, watermarkSummaryId: 9 } });
     expect(roles(r)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
-    // The tag carries the watermark BEFORE its pass (where its span starts: the end of the system prefix).
-    expect(r.messages[1].blocks).toEqual([{ type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark_before=1>\nfiles: a.txt b.txt\n</COMPACTION_SUMMARY>' }]);
+    // The tag carries the watermark its pass left (where its span ends).
+    expect(r.messages[1].blocks).toEqual([{ type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark=5>\nfiles: a.txt b.txt\n</COMPACTION_SUMMARY>' }]);
     expect(r.messages[2].blocks).toEqual([{ type: 'text', text: WATERMARK_GLUE }]);
     expect(r.messages[3].origin).toEqual({ kind: 'turn', turnId: 105, position: 5 });
   });
 
-  it('watermark (design version 1): one summary per pass, in order, each tagged with the watermark before it', () => {
+  it('watermark (design version 1): one summary per pass, in order, each tagged with the watermark it left', () => {
     const first = summary(9, 'watermark', 1, 2, 'first pass', { model: 'gpt-x' });
     const second = summary(10, 'watermark', 3, 4, 'second pass', { model: 'gpt-x' });
     const r = buildReplay({ ...base, strategy: 'watermark', summaries: [second, first], state: { watermark: 5, watermarkSummaryId: 10 } });
@@ -102,8 +102,8 @@ describe('buildReplay', () => {
     const texts = (r.messages[1].parts ?? [r.messages[1].origin]).length;
     expect(texts).toBe(2);
     expect(r.messages[1].blocks).toEqual([
-      { type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark_before=1>\nfirst pass\n</COMPACTION_SUMMARY>' },
-      { type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark_before=3>\nsecond pass\n</COMPACTION_SUMMARY>' },
+      { type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark=3>\nfirst pass\n</COMPACTION_SUMMARY>' },
+      { type: 'text', text: '<COMPACTION_SUMMARY model=gpt-x watermark=5>\nsecond pass\n</COMPACTION_SUMMARY>' },
     ]);
     expect(r.messages[3].origin).toEqual({ kind: 'turn', turnId: 105, position: 5 });
   });

@@ -268,7 +268,7 @@ describe('cancelling a long extractive pass', () => {
   });
 });
 
-describe('two-line: one task per session', () => {
+describe('two-line: one task per conversation, the same variant asked again', () => {
   it('a request while the session\'s two-line pass runs only marks it to run once more', async () => {
     const fake = await startFakeOpenAiServer();
     fake.setDefault({ kind: 'delay', ms: 400 });
@@ -298,6 +298,54 @@ describe('two-line: one task per session', () => {
       await service.runner.whenDone(runs[1].id);
       expect(value<unknown[]>(await service.dispatch('listRuns', { variantId: first.variantId }))).toHaveLength(2);
     } finally {
+      await service.dispatch('setSettings', { summarizer: { kind: 'extractive' }, apiKey: '', concurrency: 4 });
+      await fake.close();
+    }
+  });
+});
+
+describe('two-line: one task per conversation (session, variant)', () => {
+  it('three variants of one session each get their own run; a request while its own pass runs marks one follow-up for that variant only', async () => {
+    const fake = await startFakeOpenAiServer();
+    // The model answers nothing until the test has asked again (no race with a loaded machine).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    fake.setDefault({ kind: 'wait', until: held });
+    try {
+      await service.dispatch('setSettings', { summarizer: { kind: 'openai', baseURL: fake.baseURL, model: 'fake-model' }, apiKey: 'sk-test-two-line', concurrency: 1 });
+      const report = value<ImportReport>(await service.dispatch('importPaths', { paths: [path.join(FIXTURES, 'openhands', 'OpenHands__multi_swe_bench_examples_output__line0__ponylang__ponyc-4595.json')] }));
+      const sessionId = report.sessions[0].id;
+      const paramsOf = (keepLast: number) => ({ contextWindow: 20000, warningPct: 10, emergencyPct: 99, keepLast, minBatch: 2, chunkChars: 4000, concurrency: 1 });
+      type Started = { runId: number; variantId: number; rerunQueued?: boolean };
+      const start = async (keepLast: number) => value<Started>(await service.dispatch('startCompaction', { sessionId, strategy: 'two-line', params: paramsOf(keepLast) }));
+      // Three conversations of one session, asked at once.
+      // (keepLast 4 is the variant the test above compacted on this session.)
+      const [a, b, c] = await Promise.all([start(5), start(6), start(7)]);
+      for (const r of [a, b, c]) expect(r.rerunQueued).toBeUndefined();
+      expect(new Set([a.variantId, b.variantId, c.variantId]).size).toBe(3);
+      expect(new Set([a.runId, b.runId, c.runId]).size).toBe(3);
+      // While they run: a asked twice more (one mark), b once (one mark), c not at all.
+      const a2 = await start(5);
+      const a3 = await start(5);
+      const b2 = await start(6);
+      expect([a2, a3]).toEqual([{ ...a, rerunQueued: true }, { ...a, rerunQueued: true }]);
+      expect(b2).toEqual({ ...b, rerunQueued: true });
+      // Another strategy on the session is still refused while any of them runs.
+      const other = await service.dispatch('startCompaction', { sessionId, strategy: 'dag', params: {}, force: true });
+      expect(other.ok ? null : other.error.code).toBe('busy');
+      release();
+
+      for (const r of [a, b, c]) expect((await finished(r.runId)).status).toBe('completed');
+      await Promise.all([a, b, c].map(() => service.runner.whenTwoLineIdle(sessionId)));
+      const runsOf = async (variantId: number) => value<Array<{ id: number; status: string }>>(await service.dispatch('listRuns', { variantId }));
+      for (const [r, n] of [[a, 2], [b, 2], [c, 1]] as const) {
+        const runs = await runsOf(r.variantId);
+        expect(runs, `variant ${r.variantId}`).toHaveLength(n);
+        for (const run of runs) await service.runner.whenDone(run.id);
+      }
+      expect((await runsOf(a.variantId)).map((r) => r.status)).toEqual(['completed', expect.stringMatching(/^(completed|skipped)$/)]);
+    } finally {
+      release();
       await service.dispatch('setSettings', { summarizer: { kind: 'extractive' }, apiKey: '', concurrency: 4 });
       await fake.close();
     }

@@ -92,6 +92,30 @@ function scripted(answer: (req: SummarizeRequest) => string | Error): Summarizer
 const ladder = (summarizer: Summarizer, items = turnsToItems([turnAt(1, 0, longText(0), ''), turnAt(2, 1, longText(1), '')]), extra = {}) =>
   summarizeWithTiers({ db, summarizer, request: { purpose: 'leaf', items, targetTokens: 300 }, countTokens: (t) => countTokens(t), semaphore: new Semaphore(2), signal: new AbortController().signal, ...extra });
 
+describe("the cache row (the watermark design's)", () => {
+  it('use_count starts at 1, last_read_at_ms is the time of the last write or hit, span_token_count_in is the span the pass measured', async () => {
+    db = openDatabase(':memory:');
+    const model = scripted(() => 'Refactor listTurnMetas; keep prefix sums in spans.ts.');
+    const t0 = Date.now();
+    const first = await ladder(model, undefined, { request: { purpose: 'leaf', items: turnsToItems([turnAt(1, 0, longText(0), ''), turnAt(2, 1, longText(1), '')]), targetTokens: 300, spanTokenCount: 1234 } });
+    const t1 = Date.now();
+    const written = cacheRow(db, first.cacheKey)!;
+    expect(written).toMatchObject({ useCount: 1, spanTokenCountIn: 1234 });
+    expect(written.lastReadAtMs).toBeGreaterThanOrEqual(t0);
+    expect(written.lastReadAtMs).toBeLessThanOrEqual(t1);
+    // A hit counts one use and moves the time; the span's count stays what the writer measured.
+    db.prepare('UPDATE summary_cache SET last_read_at_ms = 1000').run();
+    const hit = await ladder(model);
+    expect(hit.cacheHit).toBe(true);
+    const read = cacheRow(db, first.cacheKey)!;
+    expect(read).toMatchObject({ useCount: 2, spanTokenCountIn: 1234 });
+    expect(read.lastReadAtMs).toBeGreaterThanOrEqual(t1);
+    // A writer that did not measure its span leaves the count unknown.
+    cachePut(db, 'k-unmeasured', { text: 't', tokenCount: 1, tier: 'normal', model: 'm' });
+    expect(cacheRow(db, 'k-unmeasured')).toMatchObject({ useCount: 1, spanTokenCountIn: null });
+  });
+});
+
 describe('tier ladder', () => {
   it('records the tier that produced the text and caches each rung under its own key', async () => {
     db = openDatabase(':memory:');
@@ -106,10 +130,10 @@ describe('tier ladder', () => {
     const second = await ladder(model);
     expect(model.calls).toHaveLength(2);
     expect(second).toMatchObject({ tier: 'aggressive', calls: 0, cacheHit: true, text: first.text });
-    // The row as the watermark design lists it: prompt version, span count (2 turns), use count (1 hit).
-    expect(cacheRow(db, second.cacheKey)).toMatchObject({ promptVersion: 'p1', spanCount: 2, useCount: 1, tier: 'aggressive', model: 'scripted' });
+    // The row as the watermark design lists it: prompt version, span count (2 turns), use count (the write and 1 hit).
+    expect(cacheRow(db, second.cacheKey)).toMatchObject({ promptVersion: 'p1', spanCount: 2, useCount: 2, tier: 'aggressive', model: 'scripted' });
     await ladder(model);
-    expect(cacheRow(db, second.cacheKey)?.useCount).toBe(2);
+    expect(cacheRow(db, second.cacheKey)?.useCount).toBe(3);
   });
 
   it('a fallback result is cached too, so an unchanged re-run makes zero calls', async () => {
@@ -122,7 +146,7 @@ describe('tier ladder', () => {
     expect(model.calls).toHaveLength(2);
     // The fallback row names the extractive rules that wrote it, not the model's prompt, and keeps its facts:
     // a hit brings them back whole (mentions, actions), not read back from the text.
-    expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 1 });
+    expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 2 });
     expect(first.facts?.facts.length).toBeGreaterThan(0);
     const hit = await ladder(model);
     expect(hit).toMatchObject({ cacheHit: true, facts: JSON.parse(JSON.stringify(first.facts)) as unknown });

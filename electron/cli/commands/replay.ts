@@ -143,7 +143,7 @@ function printReplay(ctx: CommandContext, t: ReplayTimeline): void {
   const models = t.pricing.models ?? [t.pricing.model];
   const windows = (t.windows ?? []).map((w) => `${w.model} ${w.tokens}${w.from === 'table' ? '' : ` (${w.from})`}`).join(', ');
   ctx.out(`Replay ${t.runId} of variant ${t.variantId} (${t.strategy}) over ${t.totals.modelCalls} model calls; context = ${Math.round(t.contextModel.a)} + ${t.contextModel.b.toFixed(3)} × transcript (${t.contextModel.source}); each call priced at its own model (${models.join(', ')}), ${t.pricing.ttl} cache; context windows: ${windows || t.baselines.none.contextWindow}`);
-  for (const e of t.events) ctx.out(`  call ${e.call} (turn ${e.turn}) ${e.kind}: ${e.contextBefore} -> ${e.contextAfter} tokens, ${e.spans} summaries, depth ${e.maxDepth} — ${e.reason}`);
+  for (const e of t.events) ctx.out(`  call ${e.call} (turn ${e.turn}) ${e.kind}: ${e.contextBefore} -> ${e.contextAfter} tokens, ${e.spans} span(s), ${e.summaryIds.length} summaries, depth ${e.maxDepth} — ${e.reason}`);
   const src = t.baselines.source;
   const error = src.simulated?.usageModelError ?? null;
   const bar = error !== null ? `  (usage model error ${pct(error)})` : '';
