@@ -12,7 +12,9 @@
  * later (at the next call at the earliest); if the history moved meanwhile (a digest was
  * written) it is abandoned. One task per conversation: while one is pending, a crossing only
  * sets a follow-up mark, and the pass runs once more where the pending one lands. One summary
- * row is live at a time; a new row supersedes the live rows and the previous model summary.
+ * row is live at a time; a new row supersedes the live rows and the previous model summary (one
+ * chunk with no earlier model summary and no standing digest is that row; otherwise one more call
+ * folds the chunks, upgrading the digest where one stands).
  */
 import { chunkTargetTokens, digestTargetTokens, effectiveKeepLast, effectiveLines, ORDINARY_PROFILE, passSummaryTargetTokens, type TwoLineParams } from '../../strategies/two-line.js';
 import { readContext } from '../../usage/measure.js';
@@ -70,7 +72,10 @@ export function referenceTwoLine(s: RefSession, p: TwoLineParams): RefResult {
     if (!d.background) return null;
     const [a, b] = d.background;
     const chunks = referenceChunks(s.metas, end, a, b, p.chunkChars, 'chars');
-    const tokens = chunks.length === 1 && !d.base ? chunkTargetTokens(convTokens(s.metas, a, b)) : passSummaryTargetTokens((d.base ? d.base.tokens : 0) + convTokens(s.metas, a, b));
+    // One chunk with no earlier model summary and no standing digest is the summary itself;
+    // otherwise one more call folds the chunks (upgrading the digest where one stands).
+    const digestStands = live().some((x) => x.kind === 'digest');
+    const tokens = chunks.length === 1 && !d.base && !digestStands ? chunkTargetTokens(convTokens(s.metas, a, b)) : passSummaryTargetTokens((d.base ? d.base.tokens : 0) + convTokens(s.metas, a, b));
     const edges = convEdges(s.metas, a, b)!;
     const first = d.base ? d.base.first : (live()[0]?.first ?? edges[0]);
     const supersedes = [...live(), ...(d.base && !live().includes(d.base) ? [d.base] : [])];
