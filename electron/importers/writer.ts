@@ -6,11 +6,11 @@
  * are prepared once per import.
  *
  * Performance: each turn's blocks are serialised once and each block's text is
- * tokenized once; tool cycles are paired while streaming (the same rule as
- * shared pairToolCycles: nearest preceding call of the id), so a streamed JSONL
- * file is never held in memory as a whole.
+ * tokenized once; tool cycles are paired while streaming by the one pairing rule
+ * (shared/model/turn.ts ToolCyclePairer: nearest preceding call of the id), so a
+ * streamed JSONL file is never held in memory as a whole.
  */
-import { blockToText } from '../../shared/model/turn.js';
+import { blockToText, ToolCyclePairer } from '../../shared/model/turn.js';
 import { isPlaceholderUsage } from '../../shared/usage/placeholder.js';
 import type { DB } from '../store/db.js';
 import { prepareSessionWrites, type SessionWrites } from '../store/session-writes.js';
@@ -60,7 +60,7 @@ export class SessionWriter {
       tokenizer: this.tokenizer,
     });
     this.sessionIds.push(sessionId);
-    const lastUse = new Map<string, { position: number; name: string }>();
+    const pairer = new ToolCyclePairer();
     let position = 0;
     let tokenTotal = 0;
     let toolCalls = 0;
@@ -74,17 +74,9 @@ export class SessionWriter {
       }
       tokenTotal += written.tokens;
       startedAt ??= turn.timestamp ?? null;
-      for (const b of turn.blocks) {
-        if (b.type !== 'tool_result') continue;
-        const use = lastUse.get(b.tool_use_id);
-        if (use) this.rows.insertToolCycle({ sessionId, toolUseId: b.tool_use_id, toolName: use.name, usePosition: use.position, resultPosition: position, isError: b.is_error });
-      }
-      // Uses are registered after results: a turn never answers its own calls.
-      for (const b of turn.blocks) {
-        if (b.type !== 'tool_use') continue;
-        lastUse.set(b.id, { position, name: b.name });
-        toolCalls++;
-      }
+      // The one pairing rule (shared/model/turn.ts), fed as the turns stream by.
+      for (const c of pairer.turn(position, turn.blocks)) this.rows.insertToolCycle({ sessionId, toolUseId: c.toolUseId, toolName: c.toolName, usePosition: c.usePosition, resultPosition: c.resultPosition, isError: c.isError });
+      for (const b of turn.blocks) if (b.type === 'tool_use') toolCalls++;
       position++;
       if (++this.turnsWritten % PROGRESS_EVERY_TURNS === 0) this.onTurns?.(this.turnsWritten);
       this.afterTurn?.(this.turnsWritten);

@@ -130,24 +130,42 @@ export function stableJson(value: unknown): string {
   });
 }
 
+/** A tool_result paired with the tool_use it answers. */
+export interface ToolCycle {
+  usePosition: number;
+  resultPosition: number;
+  toolUseId: string;
+  toolName: string;
+  isError: boolean;
+}
+
 /**
- * Pairs tool_results with tool_uses over a whole session, the nearest preceding
- * call of the same id winning (ids repeat inside some trajectories, e.g. tau-bench).
- * Returns one entry per answered result: [usePosition, resultPosition, toolUseId].
+ * THE pairing rule, one turn at a time (the importer's streaming writer feeds it turn by turn;
+ * `pairToolCycles` feeds it a whole session): a tool_result answers the nearest preceding
+ * tool_use of the same id (ids repeat inside some trajectories, e.g. tau-bench), and a turn
+ * never answers its own calls. The state is the caller's: one pairer per session.
  */
-export function pairToolCycles(turns: readonly Pick<Turn, 'position' | 'blocks'>[]): Array<{ usePosition: number; resultPosition: number; toolUseId: string; toolName: string; isError: boolean }> {
-  const lastUse = new Map<string, { position: number; name: string }>();
-  const out: Array<{ usePosition: number; resultPosition: number; toolUseId: string; toolName: string; isError: boolean }> = [];
-  for (const t of turns) {
-    for (const b of t.blocks) {
-      if (b.type === 'tool_result') {
-        const use = lastUse.get(b.tool_use_id);
-        if (use) out.push({ usePosition: use.position, resultPosition: t.position, toolUseId: b.tool_use_id, toolName: use.name, isError: b.is_error });
-      }
+export class ToolCyclePairer {
+  private readonly lastUse = new Map<string, { position: number; name: string }>();
+
+  /** The cycles this turn's results close, in block order; then its uses are registered. */
+  turn(position: number, blocks: readonly ContentBlock[]): ToolCycle[] {
+    const out: ToolCycle[] = [];
+    for (const b of blocks) {
+      if (b.type !== 'tool_result') continue;
+      const use = this.lastUse.get(b.tool_use_id);
+      if (use) out.push({ usePosition: use.position, resultPosition: position, toolUseId: b.tool_use_id, toolName: use.name, isError: b.is_error });
     }
-    // Register uses after results: a turn never answers its own calls.
-    for (const b of t.blocks) if (b.type === 'tool_use') lastUse.set(b.id, { position: t.position, name: b.name });
+    for (const b of blocks) if (b.type === 'tool_use') this.lastUse.set(b.id, { position, name: b.name });
+    return out;
   }
+}
+
+/** Pairs tool_results with tool_uses over a whole session (ToolCyclePairer's rule): one entry per answered result. */
+export function pairToolCycles(turns: readonly Pick<Turn, 'position' | 'blocks'>[]): ToolCycle[] {
+  const pairer = new ToolCyclePairer();
+  const out: ToolCycle[] = [];
+  for (const t of turns) out.push(...pairer.turn(t.position, t.blocks));
   return out;
 }
 

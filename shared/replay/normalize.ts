@@ -135,7 +135,7 @@ class ToolIdAllocator {
  * Pairs each assistant group's tool_uses with the results in the next group, converts
  * the unpaired ones to text, renames ids, and puts paired results first.
  */
-function pairToolCycles(groups: Group[]): void {
+function pairAdjacentToolCalls(groups: Group[]): void {
   const ids = new ToolIdAllocator();
   // claimed[i]: the results in group i that answer a call in group i-1.
   const claimed: Array<Set<ContentBlock> | undefined> = new Array(groups.length);
@@ -195,7 +195,7 @@ export function normalizeReplay(candidates: readonly ReplayCandidate[]): Normali
   if (groups.length > 0 && groups[0].side === 'assistant') {
     groups.unshift({ side: 'user', origins: [{ kind: 'synthetic' }], blocks: [text(LEADING_GLUE_TEXT)] });
   }
-  pairToolCycles(groups);
+  pairAdjacentToolCalls(groups);
 
   const out: NormalizedMessage[] = [...system];
   for (const g of groups) {
