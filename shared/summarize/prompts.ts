@@ -20,7 +20,7 @@
 import { SUMMARY_SECTIONS } from './sections.js';
 import { stableJson } from '../model/turn.js';
 import type { SummarizeItem, SummarizeRequest } from '../strategies/summarizer.js';
-import { itemsToSourceText } from './items.js';
+import { itemsToSourceText } from '../model/items.js';
 
 /** The sections every summary has, in this order (model prompts and the extractive summarizer alike). */
 export { SUMMARY_SECTIONS };

@@ -11,7 +11,7 @@ import { importFiles } from '../../electron/importers/import.js';
 import { runCompaction } from '../../electron/engine/engine.js';
 import { listRuns, listSummaries, listVariants } from '../../electron/store/variants.js';
 import { listTurns } from '../../electron/store/turns.js';
-import { turnsToItems, itemsToSourceText } from '../../shared/summarize/items.js';
+import { turnsToItems, itemsToSourceText } from '../../shared/model/items.js';
 import { OPENAI_PROMPT_VERSION } from '../../shared/summarize/prompts.js';
 import { FIXTURES, turnsDump } from '../helpers/fixture-sessions.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';

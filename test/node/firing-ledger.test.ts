@@ -18,7 +18,7 @@ import { runCli } from '../../electron/cli/run.js';
 import { replayContextAt } from '../../electron/services/replays.js';
 import { contextText } from '../../shared/facts/context.js';
 import { extractFacts, ledgerOf, summaryLedgerOf } from '../../shared/facts/index.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { turnsToItems } from '../../shared/model/items.js';
 import type { ReplayTimeline } from '../../shared/contract.js';
 import { replayStateAt } from '../../electron/store/replays.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';

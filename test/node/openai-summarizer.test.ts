@@ -11,7 +11,7 @@ import { createSummarizer } from '../../electron/summarize/index.js';
 import { Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
 import { cacheSize } from '../../electron/store/summary-cache.js';
 import type { SummarizeItem, SummarizeRequest } from '../../shared/strategies/summarizer.js';
-import { itemsToSourceText } from '../../shared/summarize/items.js';
+import { itemsToSourceText } from '../../shared/model/items.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 
 let server: FakeOpenAiServer;

@@ -11,7 +11,7 @@ import { getVariant, listRuns, listSummaries, setVariantState } from '../../elec
 import { countTokens } from '../../electron/tokenizer.js';
 import { buildReplay, validateMessages, WATERMARK_GLUE } from '../../shared/replay/index.js';
 import type { DB } from '../../electron/store/db.js';
-import { itemsToSourceText, turnsToItems } from '../../shared/summarize/items.js';
+import { itemsToSourceText, turnsToItems } from '../../shared/model/items.js';
 import { chatSession, insertSession, scriptedSummarizer, turn, turnsTableSnapshot } from '../helpers/replay-fixtures.js';
 import { tempDb } from '../helpers/temp-db.js';
 import { writeSetting } from '../../electron/store/settings.js';

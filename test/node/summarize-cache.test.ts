@@ -12,7 +12,7 @@ import { normalizedLength, rejectOutput, Semaphore, summarizeWithTiers } from '.
 import { fixtureFiles } from '../helpers/fixture-sessions.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { turnsToItems } from '../../shared/model/items.js';
 import type { Summarizer, SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import type { Turn } from '../../shared/model/turn.js';
 
