@@ -144,7 +144,10 @@ export function mergeNotes(parts: readonly HandoffNotes[]): HandoffNotes {
   out.constraints = all('constraints');
   out.commits = all('commits');
   out.closed = all('closed');
-  out.testsPassed = all('testsPassed');
+  // The latest passing run of each test command (a later count supersedes an earlier one).
+  const latestRun = new Map<string, Dated>();
+  for (const p of shifted) for (const t of p.testsPassed) latestRun.set(t.text.slice(0, t.text.lastIndexOf('` → ') + 1) || t.text, t);
+  out.testsPassed = [...latestRun.values()];
   out.decisions = all('decisions');
   out.identifiers = all('identifiers');
   // The state of the work: the newest part's that has one.

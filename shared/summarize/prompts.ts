@@ -314,11 +314,12 @@ export function presetOverrides(preset: PromptPreset): PromptOverrides {
 
 /**
  * A model's answer as the summary to keep: an <analysis> block (the Claude Code-style
- * prompt's thinking step) is dropped and a <summary> block unwrapped, as Claude Code does;
- * any other text is kept as it is.
+ * prompt's thinking step) is dropped and a <summary> block unwrapped, as Claude Code does,
+ * when the answer opens with one of them; any other text is kept as it is.
  */
 export function summaryOfAnswer(answer: string): string {
-  if (!answer.includes('<analysis>') && !answer.includes('<summary>')) return answer;
+  // Only an answer in that shape: a summary that merely quotes the tags (a transcript can) is kept whole.
+  if (!/^\s*<(?:analysis|summary)>/.test(answer)) return answer;
   const withoutAnalysis = answer.replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
   const m = /<summary>([\s\S]*?)(?:<\/summary>|$)/.exec(withoutAnalysis);
   const text = (m ? m[1] : withoutAnalysis).trim();
