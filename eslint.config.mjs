@@ -36,6 +36,20 @@ const UP_FROM_RENDERER = {
   regex: '^(\\.\\./)+(electron|test|bench|scripts)(/.*)?$',
   message: 'renderer/ may import only renderer/ and shared/; ask the main process through shared/contract.ts.',
 };
+/**
+ * The loss ledger grades summaries, so it shares no code with what it grades: the
+ * summarizers (shared/summarize/) and the ledger's fact extractor (shared/facts/) meet only
+ * in shared/model/ (a turn's canonical text). test/node/layers.test.ts also walks the
+ * resolved imports, type-only ones included.
+ */
+const SUMMARIZE_TO_FACTS = {
+  regex: '^(\\.\\./)+(shared/)?facts(/.*)?$',
+  message: "shared/summarize/ must not import the loss ledger's fact extractor (shared/facts/): the ledger grades summaries.",
+};
+const FACTS_TO_SUMMARIZE = {
+  regex: '^(\\.\\./)+(shared/)?summarize(/.*)?$',
+  message: 'shared/facts/ (the loss ledger) must not import a summarizer (shared/summarize/): it grades them.',
+};
 
 /** Globals a layer's runtime lacks (the tsconfigs reject them too; this names the layer in the message). */
 const NODE_GLOBAL_NAMES = ['process', 'Buffer', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate', 'clearImmediate'];
@@ -66,6 +80,9 @@ const NODE_GLOBALS = Object.fromEntries(
   ['process', 'console', 'Buffer', 'URL', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'fetch'].map((g) => [g, 'readonly']),
 );
 const COMMONJS_GLOBALS = Object.fromEntries(['require', 'module', 'exports', '__dirname', '__filename'].map((g) => [g, 'readonly']));
+
+const SHARED = [NODE, ELECTRON, SQLITE, DOM_LIBS, NETWORK_LIBS, UP_FROM_SHARED];
+const SHARED_GLOBALS = restrictedGlobals([...NODE_GLOBAL_NAMES, ...DOM_GLOBAL_NAMES], 'shared/ is pure: no Node and no DOM globals.');
 
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', 'out/', 'release/', 'native/', '.tsbuild/', 'test-results/', 'playwright-report/'] },
@@ -99,11 +116,11 @@ export default defineConfig(
   // same rule, so each file matches exactly one of these.
   {
     files: ['shared/**/*.ts'],
-    rules: {
-      ...layerRules(NODE, ELECTRON, SQLITE, DOM_LIBS, NETWORK_LIBS, UP_FROM_SHARED),
-      'no-restricted-globals': restrictedGlobals([...NODE_GLOBAL_NAMES, ...DOM_GLOBAL_NAMES], 'shared/ is pure: no Node and no DOM globals.'),
-    },
+    ignores: ['shared/summarize/**', 'shared/facts/**'],
+    rules: { ...layerRules(...SHARED), 'no-restricted-globals': SHARED_GLOBALS },
   },
+  { files: ['shared/summarize/**/*.ts'], rules: { ...layerRules(...SHARED, SUMMARIZE_TO_FACTS), 'no-restricted-globals': SHARED_GLOBALS } },
+  { files: ['shared/facts/**/*.ts'], rules: { ...layerRules(...SHARED, FACTS_TO_SUMMARIZE), 'no-restricted-globals': SHARED_GLOBALS } },
   {
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import { openDatabase } from '../electron/store/db.js';
 import { importFiles } from '../electron/importers/import.js';
 import { listTurns } from '../electron/store/turns.js';
-import { turnsToItems } from '../shared/summarize/items.js';
+import { turnsToItems } from '../shared/model/items.js';
 import { extractiveSummary } from '../shared/summarize/extractive.js';
 import { extractFacts, ledgerOf } from '../shared/facts/index.js';
 

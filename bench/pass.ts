@@ -13,7 +13,7 @@ import { openDatabase } from '../electron/store/db.js';
 import { importText } from '../electron/importers/import.js';
 import { runCompaction } from '../electron/engine/engine.js';
 import type { Summarizer } from '../shared/strategies/summarizer.js';
-import { createBaselineSummarizer } from './baseline/extractive-1.js';
+import { createExtractiveSummarizer as createBaselineSummarizer } from './baseline/extractive-2/extractive.js';
 
 export interface PassBenchResult {
   turns: number;
@@ -94,7 +94,7 @@ export interface PassRatioResult {
   cpuRatio: number;
 }
 
-/** The dag pass with the extractive summarizer from before facts (extractive-1), then with today's, in one run. */
+/** The dag pass with the frozen extractive-2 summarizer (the fact-list one the hand-off replaced), then with today's, in one run. */
 export async function benchPassRatio(opts: { turns: number }): Promise<PassRatioResult> {
   const before = { ...(await benchPass({ turns: opts.turns, summarizer: createBaselineSummarizer() })), cpuMs: 0 };
   before.cpuMs = Math.round(lastCpuMs);
@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes('--ratio')) {
     const r = await benchPassRatio({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000 });
     if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ pass: { dagRatio: r } })}\n`);
-    else console.log(`dag pass over ${r.after.turns} turns: before (extractive-1) ${r.before.passMs} ms (CPU ${r.before.cpuMs} ms), after ${r.after.passMs} ms (CPU ${r.after.cpuMs} ms): ${r.ratio}× wall, ${r.cpuRatio}× CPU`);
+    else console.log(`dag pass over ${r.after.turns} turns: before (extractive-2) ${r.before.passMs} ms (CPU ${r.before.cpuMs} ms), after ${r.after.passMs} ms (CPU ${r.after.cpuMs} ms): ${r.ratio}× wall, ${r.cpuRatio}× CPU`);
     return;
   }
   const r = await benchPass({ turns: i >= 0 ? Number(argv[i + 1]) : 100_000 });

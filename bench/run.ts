@@ -3,12 +3,12 @@
  *
  *   import     bench/import.ts    benchImport({ turns: 1,000,000 })  import speed against a raw insert
  *   plan       bench/plan.ts      benchPlans({ turns: 100,000 })    every strategy's planner
- *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the extractive summarizer's before it was built on facts (bench/baseline/extractive-1.ts) in the same run (goal <= 1.5x)
+ *   pass       bench/pass.ts      benchPassRatio({ turns: 100,000 }) a full extractive dag pass, and its time over the frozen extractive-2 summarizer's in the same run (goal <= 1.5x)
  *   replay     bench/replay.ts    benchReplay({ turns: 100,000 })   live replay / one-shot pass ratio per strategy, projected-timeline medians
  *   check      bench/check.ts     benchCheck({ turns: 3,000 })      the reference replay's time beside the fast replay's, and that they agree
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
- *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own (<= its tokens, >= 2x its retention)
+ *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own and two trivial baselines: tokens, probe score, ledger retention
  *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions / renameVariant latency over HTTP during an import / upload / delete
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
@@ -126,7 +126,7 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     if (dag.error) out.push(`  error: ${dag.error}`);
     else out.push(`  ${fmt(dag.turns)} turns (${fmt(dag.sessionTokens)} tokens) in ${fmt(dag.passMs)} ms: ${fmt(dag.turnsPerSecond)} turns/s, ${fmt(dag.summarizerCalls)} summarizer calls`);
     const before = pass.dagBefore as Json | undefined;
-    if (before && !before.error) out.push(`  before the summarizer was built on facts (extractive-1), same run: ${fmt(before.passMs)} ms; ratio after/before ${fmt(pass.ratio)}x wall, ${fmt(pass.cpuRatio)}x CPU (goal <= 1.5x)`);
+    if (before && !before.error) out.push(`  before (extractive-2, the fact-list summarizer), same run: ${fmt(before.passMs)} ms; ratio after/before ${fmt(pass.ratio)}x wall, ${fmt(pass.cpuRatio)}x CPU (goal <= 1.5x)`);
   }
   const rep = results.replay;
   if (rep) {

@@ -8,7 +8,7 @@
 import type { DB } from '../store/db.js';
 import { listTurns, type ExternalCompaction } from '../store/turns.js';
 import { getSpanFacts, insertSummaryFacts, summaryForLedger } from '../store/summary-facts.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { turnsToItems } from '../../shared/model/items.js';
 import { extractTurnFacts } from '../../shared/facts/extract.js';
 import { extractFacts, mergeFactSets, topLedgerOf, type FactSet, type SummaryLedger } from '../../shared/facts/index.js';
 import { firingLedger } from '../../shared/replay/firing-ledger.js';

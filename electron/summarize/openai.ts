@@ -8,7 +8,7 @@
 import { costUsd, type UserPrices } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
-import { buildPrompt, effectiveTemplates, normalizeOverrides, OPENAI_PROMPT_VERSION, openAiPromptVersion, type PromptOverrides } from '../../shared/summarize/prompts.js';
+import { buildPrompt, effectiveTemplates, normalizeOverrides, OPENAI_PROMPT_VERSION, openAiPromptVersion, summaryOfAnswer, type PromptOverrides } from '../../shared/summarize/prompts.js';
 import { AbortError } from './tiers.js';
 
 export { OPENAI_PROMPT_VERSION };
@@ -132,7 +132,8 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
       if (typeof c !== 'object' || c === null || !Array.isArray(c.choices)) {
         throw new Error(`malformed response from ${o.baseURL}: ${typeof c === 'string' ? JSON.stringify(c.slice(0, 80)) : 'no choices'}`);
       }
-      const text = c.choices[0]?.message?.content ?? '';
+      // An <analysis> step (the Claude Code-style template) is not part of the summary.
+      const text = summaryOfAnswer(c.choices[0]?.message?.content ?? '');
       if (text.trim().length === 0) throw new Error(`empty summary from ${o.model}`);
       const tokensIn = c.usage?.prompt_tokens;
       const tokensOut = c.usage?.completion_tokens;

@@ -18,7 +18,7 @@ import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared
 import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { TieredSummary } from '../../shared/passes/context.js';
 import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../../shared/summarize/extractive.js';
-import { itemsToSourceText } from '../../shared/summarize/items.js';
+import { itemsToSourceText } from '../../shared/model/items.js';
 import { isJsWhiteSpace } from '../../shared/facts/patterns.js';
 import { spanDigest, summaryCacheKey } from './cache.js';
 import { cacheGet, cachePut, DEFAULT_CACHE_LIMIT } from '../store/summary-cache.js';

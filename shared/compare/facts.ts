@@ -11,7 +11,7 @@ import type { Turn } from '../model/turn.js';
 import { contextText } from '../facts/context.js';
 import { extractFacts } from '../facts/extract.js';
 import { ledgerFacts, salience, survivesIn, visibleIndex } from '../facts/ledger.js';
-import { turnsToItems } from '../summarize/items.js';
+import { turnsToItems } from '../model/items.js';
 import type { TurnFates } from './fates.js';
 import type { FactsComparison } from './types.js';
 import { messagesText, spanStrings, textRetentionOf } from '../retention/text.js';

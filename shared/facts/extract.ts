@@ -1,6 +1,6 @@
 /**
  * extractFacts: the facts of a span, from the summarizer items every pass builds
- * (shared/summarize/items.ts: tool_use lines carry their JSON input; tool results are
+ * (shared/model/items.ts: tool_use lines carry their JSON input; tool results are
  * marked, errored ones as `[tool_result error]`). One linear walk over the items:
  *
  * - paths with what was done to them: Read/Write/Edit/MultiEdit/NotebookEdit (and the
@@ -19,7 +19,7 @@
 import { keptOn } from '../lazy.js';
 import { copyFact, newFact } from './fact.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { itemSegmentsOf, turnToItem, type ItemSegment } from '../summarize/items.js';
+import { itemSegmentsOf, turnToItem, type ItemSegment } from '../model/items.js';
 import type { Turn } from '../model/turn.js';
 import { canonicalCommand, commandOfInput, outcomeOf } from './commands.js';
 import {
@@ -450,7 +450,7 @@ function requestOf(joined: string): RequestOps | null {
 
 /**
  * A said segment's joined text and what it says, found once per segment object (segments are
- * kept per item, items per turn: shared/summarize/items.ts) and kept on it under a hidden key.
+ * kept per item, items per turn: shared/model/items.ts) and kept on it under a hidden key.
  */
 interface SaidMemo {
   said: string;

@@ -15,7 +15,7 @@
  */
 import { withLazy } from '../lazy.js';
 import { planDag, type DagParams } from '../strategies/dag.js';
-import { summaryToItem, turnsToItems } from '../summarize/items.js';
+import { summaryToItem, turnsToItems } from '../model/items.js';
 import type { NewSummary, PassFn, TieredSummary } from './context.js';
 import { countTiers, spanTurns } from './common.js';
 import { buildSpanIndex, convCountIn } from '../strategies/spans.js';

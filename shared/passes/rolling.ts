@@ -11,7 +11,7 @@
  */
 import { planRolling, type RollingParams } from '../strategies/rolling.js';
 import type { VariantState } from '../strategies/types.js';
-import { turnsToItems } from '../summarize/items.js';
+import { turnsToItems } from '../model/items.js';
 import type { PassFn } from './context.js';
 import { spanTurns } from './common.js';
 

@@ -42,7 +42,7 @@ import type { FactSet } from '../facts/index.js';
 import type { Turn, TurnMeta } from '../model/turn.js';
 import { blocksToText } from '../model/turn.js';
 import { extractiveSummarize, EXTRACTIVE_MODEL, EXTRACTIVE_PROMPT_VERSION } from '../summarize/extractive.js';
-import { summaryToItem, turnsToItems } from '../summarize/items.js';
+import { summaryToItem, turnsToItems } from '../model/items.js';
 import { countTiers, mapPool } from './common.js';
 
 /** Model name recorded on a chunk that fell back to a list of its turns. */

@@ -41,7 +41,7 @@ import type { NewSummary, PassContext, PassFn, PassOutcome, TieredSummary } from
 import { decideWatermark, liveWatermarkSummaries, truncationCut, type WatermarkDecision, type WatermarkParams } from '../strategies/watermark.js';
 import { buildSpanIndex, convCountIn, convSpan, convTokensIn, type SpanIndex } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
-import { turnsToItems } from '../summarize/items.js';
+import { turnsToItems } from '../model/items.js';
 import { normalizeReplay } from '../replay/normalize.js';
 import { watermarkCandidates } from '../replay/candidates.js';
 import { validateMessages, type MessageProblem } from '../replay/validate.js';

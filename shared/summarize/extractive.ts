@@ -2,41 +2,40 @@
  * The extractive summarizer: offline, deterministic, model-free. The default summarizer,
  * the two-line strategy's emergency digest and the last rung of the tier ladder.
  *
- * Built on facts (shared/facts; docs/summaries.md): the span's facts are extracted once, then
- * written in sections true to their names, in this order (sections.ts):
- *   Goal and requests · State now (the latest todo list, and requests made after it) ·
- *   Files (with what was done to them) · Commands and results · Errors (fixed or not) ·
- *   Decisions (a choice with its reason, never narration) · Key identifiers and figures.
- * Entries are chosen by salience (mentions, recency, user-named, failure: facts/ledger.ts)
- * until the token budget is full, then shown in time order within their section.
- * Plain text: no markup, no escaped characters, no timestamps or request ids.
+ * It writes a hand-off an agent could continue from, from its own reading of the turns
+ * (read-turns.ts; never the loss ledger's extractor, which grades it), in this order
+ * (sections.ts): Goal and constraints · Done · In progress · Next step · Decisions and why ·
+ * Errors and how they were resolved · Files · Commands and results · Key identifiers.
+ * Entries are ranked (the hand-off sections first, then recency and mentions) and taken until
+ * the token budget is full, then written in time order within their section. Plain text.
  *
- * Condensation merges facts, not text: a child summary brings its facts (item.facts, or
- * read back from its text by summary-facts.ts), the union is deduplicated, re-ranked and
- * fitted to the budget; the todo state is the latest child's. A leaf's prior summary
- * carries forward its goal, its todo state (when the span has no newer list) and the
- * facts the span mentions again.
+ * Condensation: each child summary is read back into notes from its text (summary-facts.ts)
+ * and the notes merged in time order (notes.ts mergeNotes): the lists are unions, the state of
+ * the work (task, state, standing error, intent, todos, remaining) the newest child's. A leaf's
+ * prior summary carries forward its goal, its constraints, the state of the work when the span
+ * has none, and its open errors (which the span may resolve).
  *
  * Guarantees (tested): never empty (a header line is always written), never the source
- * verbatim (the header is not in the source), bounded (at most the target's estimated
- * tokens, and at most half the span's), linear in the input size.
+ * verbatim (the header is not in the source), bounded (at most the target's tokens, and at
+ * most half the span's), linear in the input size, and it fills its budget unless it runs out
+ * of material, which its header and stats say.
  */
 import type { AbortSignalLike, SummarizeItem, SummarizeRequest, Summarizer, SummarizeResult } from '../strategies/summarizer.js';
-import { extractFacts } from '../facts/extract.js';
-import { isJsWhiteSpace } from '../facts/patterns.js';
-import { mergeFactSets, salience } from '../facts/ledger.js';
-import type { Decision, Fact, FactSet } from '../facts/types.js';
-import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, OPEN_REQUEST_ABOVE, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
-import { summaryFacts } from './summary-facts.js';
+import { emptyNotes, mergeNotes, type HandoffNotes } from './notes.js';
+import { readTurns } from './read-turns.js';
+import { DETAIL_ARROW, FILE_CREATED, INLINE_SEPARATOR, LINE_PREFIX, STILL_OPEN, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
+import { summaryNotes } from './summary-facts.js';
 
 /** Version of the extraction rules; part of the cache key and the variant identity. */
-export const EXTRACTIVE_PROMPT_VERSION = 'extractive-2';
+export const EXTRACTIVE_PROMPT_VERSION = 'extractive-3';
 export const EXTRACTIVE_MODEL = 'extractive';
 
 /** Hard ceiling, whatever the target: the summary stays bounded. */
 export const MAX_BUDGET_TOKENS = 16_000;
 /** Entries considered per section: past this a list stops helping the reader (and keeps the fill linear). */
-const MAX_CANDIDATES_PER_SECTION = 120;
+const MAX_CANDIDATES_PER_SECTION = 160;
+/** A summary under this share of its budget with every candidate taken has run out of material. */
+const OUT_OF_MATERIAL_SHARE = 0.8;
 
 /** Counts a text's tokens: the real tokenizer when the caller has one (electron/), else `estimateTokens`. */
 export type TokenCounter = (text: string) => number;
@@ -78,7 +77,7 @@ export function estimateTokens(text: string): number {
       i = j;
     } else {
       // [^\sA-Za-z\d]: one piece per UTF-16 code unit that is not white space.
-      if (!isJsWhiteSpace(c)) n += 1;
+      if (!isWhiteSpace(c)) n += 1;
       i++;
     }
   }
@@ -89,6 +88,11 @@ export function estimateTokens(text: string): number {
 }
 
 const isLower = (c: number) => c >= 97 && c <= 122;
+/** JavaScript's \s (String.prototype.trim's white space and line terminators). */
+function isWhiteSpace(c: number): boolean {
+  if (c < 160) return c === 32 || (c >= 9 && c <= 13);
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
 const isUpper = (c: number) => c >= 65 && c <= 90;
 
 /** The token budget of a summary: the target, halved on the aggressive tier, capped. */
@@ -96,43 +100,66 @@ export function budgetTokens(targetTokens: number, tier: SummarizeRequest['tier'
   return Math.min(MAX_BUDGET_TOKENS, Math.floor(Math.max(0, targetTokens) * (tier === 'aggressive' ? 0.5 : 1)));
 }
 
-/** One line (or one inline name) a summary may hold. */
+
+/** One line (or one inline value of a grouped line) a summary may hold. */
 interface Entry {
   section: SummarySection;
-  /** Inline entries of "Key identifiers and figures": names or figures. */
-  inline?: 'names' | 'figures';
+  /** Inline entries share one line per group: "spec spotter-gqc.6: a; b", the identifiers. */
+  group?: string;
   text: string;
   /** Time order within the section. */
   order: number;
-  salience: number;
+  rank: number;
   tokens: number;
-  /** An unresolved request under State now. */
-  asked?: boolean;
-  /** What the entry shows: the summary's facts are its chosen entries'. */
-  fact?: Fact;
-  decision?: Decision;
 }
 
-/** What people wrote, without inline-code backticks or bold markers: the summary is plain text. */
-const plain = (text: string) => text.replace(/\*\*|`/g, '');
+/** How much a section's entry weighs before recency and mentions: the hand-off first. */
+const SECTION_WEIGHT: Record<SummarySection, number> = {
+  'Goal and constraints': 9,
+  Done: 8,
+  'In progress': 12,
+  'Next step': 11,
+  'Decisions and why': 6,
+  'Errors and how they were resolved': 7,
+  Files: 5,
+  'Commands and results': 5,
+  'Key identifiers': 3,
+};
 
-/** A file with what was done to it; "mentioned N×" is left out (being named is what a listed file is). */
-const fileLine = (f: Fact) => (f.detail && !f.detail.startsWith('mentioned') ? `${f.text} (${f.detail})` : f.text);
-
-const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}${DETAIL_ARROW}${detail}` : text);
+/** Summary statistics beside the text: what the budget was and whether the material ran out. */
+export interface ExtractiveStats {
+  targetTokens: number;
+  budgetTokens: number;
+  /** Tokens of the text written (by the counter given, else estimated). */
+  tokens: number;
+  candidates: number;
+  chosen: number;
+  /** Every candidate was taken and the text is well under its budget: the span had no more to say. */
+  outOfMaterial: boolean;
+}
 
 /**
- * The facts of a request's input, in time order: runs of turns are extracted, child
- * summaries bring their facts (or have them read from their text), and the merge keeps the
- * latest todo list. A leaf's prior summary contributes what is still relevant.
+ * An extractive summary: its text and stats. It carries no structured facts (`facts` is never
+ * set: the loss ledger's facts are not the summarizer's), and a condensation reads its
+ * children back from their text; the field stays in the shape callers destructure.
  */
-export function requestFacts(req: Omit<SummarizeRequest, 'tier'>): FactSet {
-  const sets: FactSet[] = [];
-  const carriesPrior = (req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary;
-  if (carriesPrior) sets.push(summaryFacts(req.priorSummary!));
+export interface ExtractiveSummary {
+  text: string;
+  stats: ExtractiveStats;
+  facts?: undefined;
+}
+
+/**
+ * The notes of a request's input, in time order: runs of turns are read, child summaries are
+ * read back from their text. A leaf's prior summary contributes what is still relevant.
+ */
+export function requestNotes(req: Omit<SummarizeRequest, 'tier'>): HandoffNotes {
+  const parts: HandoffNotes[] = [];
+  const carriesPrior = (req.purpose === 'rolling' || req.purpose === 'watermark' || req.purpose === 'digest') && req.priorSummary;
+  if (carriesPrior) parts.push(summaryNotes(req.priorSummary!));
   let run: SummarizeItem[] = [];
   const flush = () => {
-    if (run.length > 0) sets.push(extractFacts(run));
+    if (run.length > 0) parts.push(readTurns(run));
     run = [];
   };
   for (const item of req.items) {
@@ -141,182 +168,164 @@ export function requestFacts(req: Omit<SummarizeRequest, 'tier'>): FactSet {
       continue;
     }
     flush();
-    sets.push(item.facts ?? summaryFacts(item.text));
+    parts.push(summaryNotes(item.text));
   }
   flush();
   if (!carriesPrior && req.priorSummary) {
-    // Continuity (leaf, chunk): the prior stays visible to the model, so only what is still
-    // relevant carries forward: its goal, its todo state when the span has none, and the
-    // facts the span names again (their history: mentions, outcomes).
-    const prior = summaryFacts(req.priorSummary);
-    const span = sets.length === 1 ? sets[0] : mergeFactSets(sets, { todos: 'latest' });
-    const named = new Set(span.facts.map((f) => `${f.category}\u0000${f.key}`));
-    const spanHasTodos = span.facts.some((f) => f.category === 'todo');
-    const carried = prior.facts.filter((f) => f.category === 'request' || (f.category === 'todo' && !spanHasTodos) || named.has(`${f.category}\u0000${f.key}`));
-    return mergeFactSets([{ facts: carried, itemCount: 1 }, span], { todos: 'latest' });
+    // Continuity (leaf, chunk): the prior stays visible to the model, so only what the span
+    // needs carries forward: the goal and constraints, the state of the work (the span's own
+    // wins when it has one) and the errors still open, which the span may resolve.
+    const prior = summaryNotes(req.priorSummary);
+    const carried = { ...emptyNotes(1), requests: prior.requests, constraints: prior.constraints, task: prior.task, state: prior.state, intent: prior.intent, todos: prior.todos, remaining: prior.remaining, standing: prior.standing, errors: prior.errors.filter((e) => !e.resolution) };
+    return mergeNotes([carried, ...parts]);
   }
-  return sets.length === 1 ? sets[0] : mergeFactSets(sets, { todos: 'latest' });
+  return parts.length === 0 ? emptyNotes(0) : mergeNotes(parts);
 }
 
-/** Every entry a summary of these facts could hold, with its salience and cost. */
-function candidates(set: FactSet, count: TokenCounter): Entry[] {
-  const n = set.itemCount;
+const filesLine = (f: HandoffNotes['files'][number]) => {
+  const ops = [f.edited > 0 ? `edited ${f.edited}×` : '', f.written > 0 ? `written ${f.written}×` : '', f.read > 0 ? `read ${f.read}×` : ''].filter(Boolean).join(', ');
+  const kind = f.created ? FILE_CREATED : f.edited + f.written > 0 ? 'modified' : '';
+  const detail = [kind, ops].filter(Boolean).join('; ');
+  return detail ? `${f.path} (${detail})` : f.path;
+};
+const commandEntry = (c: HandoffNotes['commands'][number]) => {
+  const runs = c.runs > 1 ? ` (ran ${c.runs}×${c.failures > 0 ? `, ${c.failures} failed` : ''})` : '';
+  return `\`${c.command}\`${DETAIL_ARROW}${c.result}${runs}`;
+};
+export const errorEntry = (e: HandoffNotes['errors'][number]) => `${e.message} (${e.source}) — ${e.resolution ? `resolved: ${e.resolution}` : STILL_OPEN}`;
+
+/** Every entry a summary of these notes could hold, with its rank and cost. */
+function candidates(n: HandoffNotes, count: TokenCounter): Entry[] {
   const out: Entry[] = [];
-  const todos = set.facts.filter((f) => f.category === 'todo');
-  const lastTodoItem = todos.reduce((m, f) => Math.max(m, f.lastItem), -1);
-  const requests = set.facts.filter((f) => f.category === 'request');
-  // Unresolved requests: asked after the latest todo list (it cannot account for them);
-  // without a todo list, the last request is what the work is on.
-  const unresolved = todos.length > 0 ? requests.filter((r) => r.lastItem > lastTodoItem) : requests.length > 0 ? [requests.reduce((a, b) => (b.lastItem >= a.lastItem ? b : a))] : [];
-  const push = (section: SummarySection, text: string, order: number, s: number, inline?: Entry['inline'], fact?: Fact, decision?: Decision) =>
-    out.push({ section, inline, text, order, salience: s, tokens: count(text) + (inline ? 1 : 2), fact, decision });
-  // Todo items in their list's order (the facts keep it), at the time of the latest list.
-  let todoIndex = 0;
-  for (const f of set.facts) {
-    const s = salience(f, n);
-    switch (f.category) {
-      case 'request':
-        push('Goal and requests', plain(f.text), f.firstItem, s + 1, undefined, f);
-        break;
-      case 'todo':
-        push('State now', `${STATE_PREFIX[f.status ?? 'pending']}${f.text}`, lastTodoItem + todoIndex++ / 1e4, f.status === 'completed' ? s - 2 : s + 1, undefined, f);
-        break;
-      case 'path':
-        push('Files', fileLine(f), f.firstItem, s, undefined, f);
-        break;
-      case 'command':
-        push('Commands and results', withDetail(f.text, f.detail), f.firstItem, s + 0.5, undefined, f);
-        break;
-      case 'error':
-        push('Errors', withDetail(f.text, f.detail), f.firstItem, s, undefined, f);
-        break;
-      case 'identifier':
-        push('Key identifiers and figures', f.text, f.firstItem, s - 0.5, 'names', f);
-        break;
-      case 'number':
-        push('Key identifiers and figures', f.text, f.firstItem, s - 0.5, 'figures', f);
-        break;
-      default: {
-        const _exhaustive: never = f.category;
-        return _exhaustive;
-      }
-    }
+  const span = Math.max(1, n.itemCount - 1);
+  const push = (section: SummarySection, text: string, order: number, bonus = 0, mentions = 1, group?: string) =>
+    out.push({ section, group, text, order, rank: SECTION_WEIGHT[section] + bonus + (3 * order) / span + Math.log2(1 + mentions), tokens: count(text) + (group ? 1 : 2) });
+  // The latest request is what the work is for: it outranks everything but nothing.
+  const latest = n.requests.reduce((m, r) => Math.max(m, r.order), -1);
+  for (const r of n.requests) push('Goal and constraints', `${LINE_PREFIX.request}${r.text}`, r.order, r.order === latest ? 10 : 2);
+  for (const c of n.constraints) {
+    const at = c.text.indexOf(': ');
+    const value = c.text.slice(at + 2);
+    // A spec's file list is what Files and Next step show; its labels, names and figures are what nothing else keeps.
+    const isPath = /^`[\w./-]+\/[\w.-]+\.\w+`$/.test(value);
+    push('Goal and constraints', value, c.order, isPath ? -6 : -3, c.mentions, `${LINE_PREFIX.spec}${c.text.slice(0, at)}`);
   }
-  for (const r of unresolved) {
-    push('State now', `${STATE_PREFIX.asked}${plain(r.text)}`, r.lastItem, salience(r, n) + 2, undefined, r);
-    out[out.length - 1].asked = true;
+  for (const c of n.commits) push('Done', `${LINE_PREFIX.commit}${c.text}`, c.order, 1);
+  for (const c of n.closed) push('Done', `${LINE_PREFIX.closed}${c.text}`, c.order);
+  for (const t of n.testsPassed) push('Done', `${LINE_PREFIX.tests}${t.text}`, t.order, -1);
+  if (n.task) push('In progress', `${LINE_PREFIX.task}${n.task.text}`, n.task.order, 4);
+  if (n.state) push('In progress', `${LINE_PREFIX.state}${n.state.text}`, n.state.order, 3);
+  if (n.standing) push('In progress', `${LINE_PREFIX.standing}${n.standing.text}`, n.standing.order, 3);
+  if (n.intent) push('Next step', `${LINE_PREFIX.intent}${n.intent.text}`, n.intent.order, 4);
+  n.todos.forEach((t, i) => {
+    if (t.status !== 'completed') push('Next step', `${LINE_PREFIX.todo}${t.status === 'in_progress' ? '(in progress) ' : ''}${t.text}`, n.itemCount + i / 1e4, 1);
+  });
+  for (const r of n.remaining) push('Next step', `${LINE_PREFIX.remaining}${r.text}`, r.order, 0);
+  // Without a stated intent, a todo or a subtask, the next step follows from the state itself.
+  if (!n.intent && !n.todos.some((t) => t.status !== 'completed') && n.remaining.length === 0) {
+    if (n.standing) push('Next step', `${LINE_PREFIX.intent}resolve ${n.standing.text.replace(/ \([^()]*\)$/, '')}`, n.standing.order, 2);
+    else if (n.task) push('Next step', `${LINE_PREFIX.intent}continue ${n.task.text}`, n.task.order, 2);
   }
-  for (const d of set.decisions ?? []) push('Decisions', d.text, d.firstItem, decisionSalience(d, n), undefined, undefined, d);
-  // Linear fill: only the most salient few per section are candidates at all.
-  const bySection = new Map<string, Entry[]>();
-  for (const e of out) {
-    const k = `${e.section}/${e.inline ?? ''}`;
-    const list = bySection.get(k) ?? [];
-    list.push(e);
-    bySection.set(k, list);
-  }
+  for (const d of n.decisions) push('Decisions and why', d.text, d.order, 0, d.mentions);
+  for (const e of n.errors) push('Errors and how they were resolved', errorEntry(e), e.order, e.resolution ? 0 : 2);
+  for (const f of n.files) push('Files', filesLine(f), f.order, f.created ? 1 : f.edited + f.written > 0 ? 0.5 : -1.5, f.read + f.edited + f.written);
+  for (const c of n.commands) push('Commands and results', commandEntry(c), c.order, c.ok ? 0 : 1, c.runs);
+  for (const id of n.identifiers) push('Key identifiers', id.text, id.order, 0, id.mentions, 'names');
+  // Linear fill: only the best few per section are candidates at all.
+  const bySection = new Map<SummarySection, Entry[]>();
+  for (const e of out) bySection.set(e.section, [...(bySection.get(e.section) ?? []), e]);
   const kept: Entry[] = [];
-  for (const list of bySection.values()) kept.push(...(list.length <= MAX_CANDIDATES_PER_SECTION ? list : list.sort(bySalience).slice(0, MAX_CANDIDATES_PER_SECTION)));
+  for (const list of bySection.values()) kept.push(...(list.length <= MAX_CANDIDATES_PER_SECTION ? list : list.sort(byRank).slice(0, MAX_CANDIDATES_PER_SECTION)));
   return kept;
 }
 
-/** A decision ranks like a fact of its mentions and recency, a little below a failure. */
-function decisionSalience(d: Decision, itemCount: number): number {
-  return Math.log2(1 + d.mentions) + (itemCount > 1 ? (2 * d.lastItem) / (itemCount - 1) : 2) + (d.userNamed ? 2 : 0) + 0.5;
-}
+const byRank = (a: Entry, b: Entry) => b.rank - a.rank || a.order - b.order || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
-const bySalience = (a: Entry, b: Entry) => b.salience - a.salience || a.order - b.order;
-
-/** Title line cost; an inline line's prefix cost. */
-const titleTokens = (s: SummarySection, count: TokenCounter) => count(`${s}:`) + 1;
-const inlinePrefixTokens = (k: 'names' | 'figures', count: TokenCounter) => count(k === 'names' ? NAMES_PREFIX : FIGURES_PREFIX) + 2;
-
-/**
- * Chooses entries by salience until `budget` tokens are spent (titles and line prefixes
- * counted when a section or an inline line opens), then renders the sections in order,
- * entries in time order.
- */
-function fill(entries: Entry[], header: string, budget: number, count: TokenCounter): { text: string; chosen: Entry[] } {
-  let remaining = budget - count(header) - 1;
+/** Chooses entries by rank until `budget` tokens are spent (titles and group prefixes counted when they open). */
+function fill(entries: Entry[], headerTokens: number, budget: number, count: TokenCounter): Entry[] {
+  let remaining = budget - headerTokens - 1;
   const chosen: Entry[] = [];
-  const openSections = new Set<string>();
-  const openInline = new Set<string>();
-  entries.sort(bySalience);
+  const open = new Set<string>();
+  entries.sort(byRank);
   for (const e of entries) {
     if (remaining <= 0) break;
     let cost = e.tokens;
-    if (!openSections.has(e.section)) cost += titleTokens(e.section, count);
-    if (e.inline && !openInline.has(e.inline)) cost += inlinePrefixTokens(e.inline, count);
+    if (!open.has(e.section)) cost += count(`${e.section}:`) + 1;
+    if (e.group && !open.has(`${e.section}/${e.group}`)) cost += count(e.group) + 3;
     if (cost > remaining) continue;
     remaining -= cost;
-    openSections.add(e.section);
-    if (e.inline) openInline.add(e.inline);
+    open.add(e.section);
+    if (e.group) open.add(`${e.section}/${e.group}`);
     chosen.push(e);
   }
-  return { text: render(chosen, header), chosen };
+  return chosen;
 }
 
-/** The chosen entries as text: sections in order, entries in time order. */
+/** The chosen entries as text: sections in order, entries in time order, groups on one line each. */
 function render(chosen: readonly Entry[], header: string): string {
-  // An open request whose Goal line is shown too is named, not repeated, under State now.
-  const goalShown = new Set(chosen.filter((e) => e.section === 'Goal and requests').map((e) => e.fact));
   const lines = [header];
   for (const section of SUMMARY_SECTIONS) {
-    const mine = chosen.filter((e) => e.section === section).sort((a, b) => a.order - b.order);
+    const mine = chosen.filter((e) => e.section === section).sort((a, b) => a.order - b.order || (a.text < b.text ? -1 : 1));
     if (mine.length === 0) continue;
     lines.push(`${section}:`);
-    const shown = (e: Entry) => (section === 'State now' && e.asked && goalShown.has(e.fact) ? `${STATE_PREFIX.asked}${OPEN_REQUEST_ABOVE}` : e.text);
-    const names = mine.filter((e) => e.inline === 'names');
-    const figures = mine.filter((e) => e.inline === 'figures');
-    for (const e of mine) if (!e.inline) lines.push(`- ${shown(e)}`);
-    if (names.length > 0) lines.push(`- ${NAMES_PREFIX}${names.map((e) => e.text).join(INLINE_SEPARATOR)}`);
-    if (figures.length > 0) lines.push(`- ${FIGURES_PREFIX}${figures.map((e) => e.text).join(INLINE_SEPARATOR)}`);
+    const groups = new Map<string, string[]>();
+    for (const e of mine) {
+      if (!e.group) {
+        lines.push(`- ${e.text}`);
+        continue;
+      }
+      if (!groups.has(e.group)) {
+        groups.set(e.group, []);
+        lines.push(`\u0000${e.group}`);
+      }
+      groups.get(e.group)!.push(e.text);
+    }
+    // A group's line sits where its first value would.
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i].startsWith('\u0000')) continue;
+      const g = lines[i].slice(1);
+      lines[i] = g === 'names' ? `- ${groups.get(g)!.join(INLINE_SEPARATOR)}` : `- ${g}: ${groups.get(g)!.join(INLINE_SEPARATOR)}`;
+    }
   }
   return lines.join('\n');
 }
 
-/** The facts a written summary carries: those its chosen entries show (what a condensation merges). */
-function factsShown(set: FactSet, chosen: readonly Entry[]): FactSet {
-  const facts = new Set<Fact>();
-  const decisions = new Set<Decision>();
-  for (const e of chosen) {
-    if (e.fact) facts.add(e.fact);
-    if (e.decision) decisions.add(e.decision);
-  }
-  return { facts: set.facts.filter((f) => facts.has(f)), itemCount: set.itemCount, decisions: (set.decisions ?? []).filter((d) => decisions.has(d)) };
-}
-
 /**
- * The extractive summary of a request and the facts it carries. Pure and deterministic.
- * For 'rolling' and 'watermark' the prior summary is part of the input (the new summary
- * replaces it); for 'leaf' it is continuity context (see requestFacts).
+ * The extractive summary of a request and its stats. Pure and deterministic. For 'rolling',
+ * 'watermark' and 'digest' the prior summary is part of the input (the new summary replaces
+ * it); for 'leaf' and 'chunk' it is continuity context (see requestNotes).
  */
-export function extractiveSummarize(req: SummarizeRequest, countTokens?: TokenCounter): { text: string; facts: FactSet } {
+export function extractiveSummarize(req: SummarizeRequest, countTokens?: TokenCounter): ExtractiveSummary {
   const count = countTokens ?? estimateTokens;
-  const set = requestFacts(req);
+  const notes = requestNotes(req);
   // A summary compresses: at most half the span, whatever the target (a tiny span gives a
-  // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries
-  // in the input (children, a rolling prior) are already dense: up to 90% of their tokens
-  // (their facts, deduplicated, are what is kept).
+  // tiny summary, and the tier ladder's "shorter than the input" check passes). Summaries in
+  // the input (children, a rolling prior) are already dense: up to 90% of their tokens.
   let cap = 0;
   for (const i of req.items) cap += (estimateTokens(i.text) + 2) * (i.kind === 'summary' ? 0.9 : 0.5);
-  if ((req.purpose === 'rolling' || req.purpose === 'watermark') && req.priorSummary) cap += estimateTokens(req.priorSummary) * 0.9;
+  if ((req.purpose === 'rolling' || req.purpose === 'watermark' || req.purpose === 'digest') && req.priorSummary) cap += estimateTokens(req.priorSummary) * 0.9;
   const budget = Math.min(budgetTokens(req.targetTokens, req.tier), Math.floor(cap));
   const n = req.items.length;
-  const header = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}]`;
-  const filled = fill(candidates(set, count), header, budget, count);
-  let { text } = filled;
-  const chosen = filled.chosen;
+  const base = `[${req.purpose} summary of ${n} ${req.purpose === 'condensed' ? 'summaries' : n === 1 ? 'item' : 'items'}`;
+  const all = candidates(notes, count);
+  const total = all.length;
+  const chosen = fill(all, count(`${base}]`), budget, count);
+  const headerFor = (tokens: number, exhausted: boolean) => (exhausted ? `${base}; ran out of material at ${tokens} of ${budget} tokens]` : `${base}]`);
+  let text = render(chosen, headerFor(0, false));
   // Entries were costed one by one; the written text is what must fit. With the real
-  // tokenizer the least salient entries go until it does (rarely more than one).
+  // tokenizer the lowest-ranked entries go until it does (rarely more than one).
   if (countTokens) {
-    chosen.sort(bySalience);
-    while (chosen.length > 0 && countTokens(text) > Math.max(budget, countTokens(header))) {
+    chosen.sort(byRank);
+    while (chosen.length > 0 && countTokens(text) > Math.max(budget, countTokens(headerFor(0, false)))) {
       chosen.pop();
-      text = render(chosen, header);
+      text = render(chosen, headerFor(0, false));
     }
   }
-  return { text, facts: factsShown(set, chosen) };
+  const body = count(text);
+  const outOfMaterial = chosen.length === total && body < budget * OUT_OF_MATERIAL_SHARE;
+  // The note fits: a summary that ran out of material is well under its budget.
+  if (outOfMaterial && count(render(chosen, headerFor(body, true))) <= budget) text = render(chosen, headerFor(body, true));
+  return { text, stats: { targetTokens: req.targetTokens, budgetTokens: budget, tokens: count(text), candidates: total, chosen: chosen.length, outOfMaterial } };
 }
 
 /** The extractive summary's text alone (two-line's digest, the tier ladder's fallback). */
@@ -327,6 +336,7 @@ export function extractiveSummary(req: SummarizeRequest, countTokens?: TokenCoun
 /**
  * The extractive summarizer behind the common interface (kind and model 'extractive').
  * `countTokens`: the real tokenizer (the app passes o200k's); without it tokens are estimated.
+ * It returns no structured facts: a condensation reads its children back from their text.
  */
 export function createExtractiveSummarizer(opts?: { countTokens?: TokenCounter }): Summarizer {
   return {
@@ -335,8 +345,8 @@ export function createExtractiveSummarizer(opts?: { countTokens?: TokenCounter }
     promptVersion: EXTRACTIVE_PROMPT_VERSION,
     async summarize(req: SummarizeRequest, signal?: AbortSignalLike): Promise<SummarizeResult> {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      const { text, facts } = extractiveSummarize(req, opts?.countTokens);
-      return { text, model: EXTRACTIVE_MODEL, costUsd: 0, facts };
+      return { text: extractiveSummarize(req, opts?.countTokens).text, model: EXTRACTIVE_MODEL, costUsd: 0 };
     },
   };
 }
+

@@ -20,7 +20,7 @@
 import { SUMMARY_SECTIONS } from './sections.js';
 import { stableJson } from '../model/turn.js';
 import type { SummarizeItem, SummarizeRequest } from '../strategies/summarizer.js';
-import { itemsToSourceText } from './items.js';
+import { itemsToSourceText } from '../model/items.js';
 
 /** The sections every summary has, in this order (model prompts and the extractive summarizer alike). */
 export { SUMMARY_SECTIONS };
@@ -33,9 +33,10 @@ export type PromptOverrides = Partial<Record<PromptTemplateId, string>>;
 /**
  * Version of the user-message frame `buildPrompt` wraps around a template (labels, tags,
  * length rule). Bump it when that code changes; template text changes are in the hash.
- * 1 was the single condensed prompt without sections, kept in electron/summarize/prompts.ts before.
+ * 1 was the single condensed prompt without sections, kept in electron/summarize/prompts.ts before;
+ * 2 the fact-list sections; 3 the hand-off sections and the Claude Code-style preset (analysis stripped).
  */
-export const PROMPT_FRAME_VERSION = 2;
+export const PROMPT_FRAME_VERSION = 3;
 
 /** What the window shows beside each template. */
 export const PROMPT_TEMPLATE_INFO: Record<PromptTemplateId, { label: string; usedFor: string }> = {
@@ -48,25 +49,32 @@ export const PROMPT_TEMPLATE_INFO: Record<PromptTemplateId, { label: string; use
   digest: { label: 'Digest upgrade', usedFor: 'two-line: a model-free digest rewritten from its turns' },
 };
 
-const SECTIONS_RULE = `Write the summary under these headings, in this order, and leave out a heading with nothing under it:
-${SUMMARY_SECTIONS[0]}: what the user asked for, in their own words when short.
-${SUMMARY_SECTIONS[1]} (done, in progress, open): what is finished, what is under way and what is still open, from the latest plan or todo list and the requests not yet met; never a step the transcript shows as already done.
-${SUMMARY_SECTIONS[2]}: each path touched, with what was done to it.
-${SUMMARY_SECTIONS[3]}: the exact commands run and their outcome (exit code, counts of passed and failed tests).
-${SUMMARY_SECTIONS[4]}: each error met and whether a later step fixed it.
-${SUMMARY_SECTIONS[5]}: each choice made, with its reason when stated.
-${SUMMARY_SECTIONS[6]}: names, ids, versions, URLs and numbers with their units and what they refer to.`;
+/** What each hand-off section must hold, in SUMMARY_SECTIONS order (the extractive summarizer writes the same). */
+const SECTION_CONTENT: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
+  'Goal and constraints': "the user's requests in their own words (short ones whole) and the concrete values the work must honour, from the user and from task specs the agent read (issue tracker output, plan files, todo lists): numbers with units, names, labels, environment variables, limits.",
+  Done: 'tasks closed and commits made (hash and subject), tests that passed with their counts.',
+  'In progress': 'the current task exactly, its state (edited but not compiled; compiled, failing; uncommitted) and the last error still standing.',
+  'Next step': 'the next step from the agent\'s last stated intent, the open todo items and the remaining subtasks; name it, never "the last one above".',
+  'Decisions and why': 'each choice made and its reason (because, so that, to avoid, instead of), from what the agent said.',
+  'Errors and how they were resolved': 'each error\'s message line (not the first line of the output) and what resolved it (the later command or edit on the same target), or "still open".',
+  Files: 'each path in full as written, created or modified (a file rewritten in place is modified), with what was done to it.',
+  'Commands and results': 'the exact commands, whole with their quoting intact, and their outcome (exit code, counts of passed and failed tests).',
+  'Key identifiers': 'namespaced names whole (modules, classes, functions, ids, versions, URLs).',
+};
+
+const SECTIONS_RULE = `Write the summary as a hand-off another agent could continue the work from, under these headings, in this order, and leave out a heading with nothing under it:
+${SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ${s}: ${SECTION_CONTENT[s]}`).join('\n')}`;
 
 const STYLE_RULE = `Copy paths, commands, function and variable names, identifiers, versions and numbers character for character. Drop greetings, repetition, narration ("Let me…", "Good", "Perfect") and tool output that led nowhere. Do not invent anything.
 Plain text in the conversation's language: no markdown markup, no preamble ("Here is a summary") and no closing remark. Never copy the transcript: rewrite it compactly.`;
 
-const MERGE_RULE = 'Merge facts, not text: take the union of each section across the inputs, drop duplicates, keep chronological order; when a later input settles something an earlier one left open, keep only the outcome. State now is the newest input’s state.';
+const MERGE_RULE = `Merge the inputs into one hand-off of the whole span: take the union of each section across the inputs, drop duplicates, keep chronological order; when a later input settles something an earlier one left open (a task closed, an error resolved), keep only the outcome. ${SUMMARY_SECTIONS[2]} and ${SUMMARY_SECTIONS[3]} are the newest input’s.`;
 
 const INTROS: Record<PromptTemplateId, string> = {
   leaf: 'You compress a segment of a long conversation between a user and an AI coding agent (tool calls included) into a summary that replaces the segment in the agent\'s context. When a summary of what came before is given, it is context only: do not repeat it.',
   'condensed-1': `You merge several consecutive leaf summaries (depth 0, each replacing a segment of turns) of a long conversation between a user and an AI agent into ONE depth-1 summary that replaces them all in the agent's context. ${MERGE_RULE}`,
   'condensed-2plus': `You merge several consecutive condensed summaries of a long conversation between a user and an AI agent into ONE summary one level higher that replaces them all in the agent's context. Each input is labelled with its depth, the turns it covers and its time range; together they span a long stretch, so keep the arc: the goal, what was finished in which stretch, what is still open, and the identifiers and figures a later step still needs. ${MERGE_RULE}`,
-  rolling: 'You maintain the running summary of a long conversation between a user and an AI agent. Produce the new running summary: the previous summary updated with the new turns, so that it replaces both. Carry forward every fact that is still true; State now comes from the newest turns.',
+  rolling: 'You maintain the running summary of a long conversation between a user and an AI agent. Produce the new running summary: the previous summary updated with the new turns, so that it replaces both. Carry forward every fact that is still true; In progress and Next step come from the newest turns.',
   watermark: `You compress the older part of a conversation between a user and an AI agent into a summary that replaces those turns in the agent's context; earlier summaries stay before it and the most recent turns stay verbatim after it, so repeat neither.
 After the sections, add "Memory facts:" with the durable facts worth keeping for the rest of the conversation (the user's preferences, project conventions, environment details, constraints), one per line; leave it out when there are none.`,
   chunk: 'You compress one chunk of a long conversation between a user and an AI agent into a summary that replaces the chunk in the agent\'s context while the conversation goes on; the turns after the chunk stay verbatim.',
@@ -216,4 +224,104 @@ export function buildPrompt(req: SummarizeRequest, templates: Readonly<Record<Pr
     parts.push('Write the summary now.');
   }
   return { templateId, system, user: parts.join('\n\n'), temperature: TEMPERATURE[req.tier], maxTokens: Math.ceil(req.targetTokens * 1.25) + 64 };
+}
+
+/**
+ * The selectable prompt templates: `handoff` (the defaults above) and `claude-code`, the
+ * source tool's own compaction prompt reproduced in its published form (an analysis step in
+ * <analysis> tags, then nine sections in <summary>), so a researcher can compare the app's
+ * prompt with the source tool's on the same spans and the same model. A preset is a set of
+ * overrides: selecting one goes through the override path, so its text is hashed into the
+ * prompt version like any edited template.
+ */
+export const PROMPT_PRESETS = ['handoff', 'claude-code'] as const;
+export type PromptPreset = (typeof PROMPT_PRESETS)[number];
+
+/** Claude Code's nine sections, in its order. */
+export const CLAUDE_CODE_SECTIONS = [
+  'Primary Request and Intent',
+  'Key Technical Concepts',
+  'Files and Code Sections',
+  'Errors and fixes',
+  'Problem Solving',
+  'All user messages',
+  'Pending Tasks',
+  'Current Work',
+  'Optional Next Step',
+] as const;
+
+const CLAUDE_CODE_BODY = `Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and your previous actions.
+This summary should be thorough in capturing technical details, code patterns, and architectural decisions that would be essential for continuing development work without losing context.
+
+Before providing your final summary, wrap your analysis in <analysis> tags to organize your thoughts and ensure you've covered all necessary points. In your analysis process:
+
+1. Chronologically analyze each message and section of the conversation. For each section thoroughly identify:
+   - The user's explicit requests and intents
+   - Your approach to addressing the user's requests
+   - Key decisions, technical concepts and code patterns
+   - Specific details like file names, full code snippets, function signatures and file edits
+   - Errors that you ran into and how you fixed them
+   - Pay special attention to specific user feedback that you received, especially if the user told you to do something differently.
+2. Double-check for technical accuracy and completeness, addressing each required element thoroughly.
+
+Your summary should include the following sections:
+
+1. ${CLAUDE_CODE_SECTIONS[0]}: Capture all of the user's explicit requests and intents in detail
+2. ${CLAUDE_CODE_SECTIONS[1]}: List all important technical concepts, technologies, and frameworks discussed.
+3. ${CLAUDE_CODE_SECTIONS[2]}: Enumerate specific files and code sections examined, modified, or created. Pay special attention to the most recent messages and include full code snippets where applicable and include a summary of why this file read or edit is important.
+4. ${CLAUDE_CODE_SECTIONS[3]}: List all errors that you ran into, and how you fixed them. Pay special attention to specific user feedback that you received, especially if the user told you to do something differently.
+5. ${CLAUDE_CODE_SECTIONS[4]}: Document problems solved and any ongoing troubleshooting efforts.
+6. ${CLAUDE_CODE_SECTIONS[5]}: List ALL user messages that are not tool results. These are critical for understanding the users' feedback and changing intent.
+7. ${CLAUDE_CODE_SECTIONS[6]}: Outline any pending tasks that you have explicitly been asked to work on.
+8. ${CLAUDE_CODE_SECTIONS[7]}: Describe in detail precisely what was being worked on immediately before this summary request, paying special attention to the most recent messages from both user and assistant. Include file names and code snippets where applicable.
+9. ${CLAUDE_CODE_SECTIONS[8]}: List the next step that you will take that is related to the most recent work you were doing. IMPORTANT: ensure that this step is DIRECTLY in line with the user's most recent explicit requests, and the task you were working on immediately before this summary request. If there is a next step, include direct quotes from the most recent conversation showing exactly what task you were working on and where you left off.
+
+Answer with your <analysis>…</analysis>, then the summary inside <summary>…</summary>, its sections numbered as above.`;
+
+/** What each request is, in the Claude Code style: the transcript is "the conversation so far" or summaries of it. */
+const CLAUDE_CODE_INTROS: Record<PromptTemplateId, string> = {
+  leaf: 'The transcript below is one segment of a longer conversation between a user and an AI coding agent; a summary of what came before it may be given as context.',
+  'condensed-1': 'The transcript below is a series of consecutive summaries of one conversation between a user and an AI coding agent, oldest first; summarize the whole conversation they cover, newest state winning.',
+  'condensed-2plus': 'The transcript below is a series of consecutive summaries of one conversation between a user and an AI coding agent, each labelled with its depth, turns and time, oldest first; summarize the whole conversation they cover, newest state winning.',
+  rolling: 'A previous summary of the conversation is given, followed by the turns since; your summary replaces both.',
+  watermark: 'The transcript below is the older part of a conversation between a user and an AI coding agent; earlier summaries stay before your summary and the most recent turns stay after it.',
+  chunk: 'The transcript below is one chunk of a longer conversation between a user and an AI coding agent; the turns after it stay verbatim.',
+  digest: 'A quick mechanical digest of a conversation segment is given as the previous summary, and the original turns follow it; where they differ, the turns are right.',
+};
+
+/** The Claude Code-style text of every template. */
+export const CLAUDE_CODE_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = Object.fromEntries(
+  PROMPT_TEMPLATE_IDS.map((id) => [id, `${CLAUDE_CODE_INTROS[id]}\n\n${CLAUDE_CODE_BODY}`]),
+) as Record<PromptTemplateId, string>;
+
+export function isPromptPreset(x: string): x is PromptPreset {
+  return (PROMPT_PRESETS as readonly string[]).includes(x);
+}
+
+/** A preset as overrides (normalized: `handoff` is the defaults, so none). */
+export function presetOverrides(preset: PromptPreset): PromptOverrides {
+  switch (preset) {
+    case 'handoff':
+      return {};
+    case 'claude-code':
+      return normalizeOverrides(CLAUDE_CODE_PROMPT_TEMPLATES);
+    default: {
+      const _exhaustive: never = preset;
+      return _exhaustive;
+    }
+  }
+}
+
+/**
+ * A model's answer as the summary to keep: an <analysis> block (the Claude Code-style
+ * prompt's thinking step) is dropped and a <summary> block unwrapped, as Claude Code does,
+ * when the answer opens with one of them; any other text is kept as it is.
+ */
+export function summaryOfAnswer(answer: string): string {
+  // Only an answer in that shape: a summary that merely quotes the tags (a transcript can) is kept whole.
+  if (!/^\s*<(?:analysis|summary)>/.test(answer)) return answer;
+  const withoutAnalysis = answer.replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
+  const m = /<summary>([\s\S]*?)(?:<\/summary>|$)/.exec(withoutAnalysis);
+  const text = (m ? m[1] : withoutAnalysis).trim();
+  return text.length > 0 ? text : answer.trim();
 }

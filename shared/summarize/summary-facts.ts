@@ -1,17 +1,13 @@
 /**
- * The facts of a summary whose facts were not kept beside it (an older row, a cache hit,
- * a model summary): read back from its text. An extractive summary's sections
- * (sections.ts) are parsed line by line into facts of their category with their result;
- * any other text goes through extractFacts as one summary item (paths, `$ cmd` lines,
- * identifiers, numbers with units). Linear in the text's length.
+ * A summary's text read back into hand-off notes (notes.ts): what a condensation merges and
+ * what a leaf carries forward from its prior. An extractive summary's sections (sections.ts)
+ * are parsed line by line, each back into its list; any other text (a model's summary, a
+ * source tool's) is read as one turn would be (read-turns.ts: its words, paths, names), so
+ * its content is kept as requests and identifiers rather than lost. Linear in the text.
  */
-import { newFact } from '../facts/fact.js';
-import { extractFacts, numberKey } from '../facts/extract.js';
-import { detailOf } from '../facts/extract.js';
-import { canonicalCommand } from '../facts/commands.js';
-import { NUMBER_WITH_UNIT_RE } from '../facts/patterns.js';
-import type { Decision, Fact, FactCategory, FactSet, PathAction, TodoStatus } from '../facts/types.js';
-import { DETAIL_ARROW, FIGURES_PREFIX, INLINE_SEPARATOR, NAMES_PREFIX, OPEN_REQUEST_ABOVE, STATE_PREFIX, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
+import { emptyNotes, errorKeys, type CommandNote, type ErrorNote, type FileNote, type HandoffNotes, type TodoStatus } from './notes.js';
+import { readTurns } from './read-turns.js';
+import { DETAIL_ARROW, FILE_CREATED, INLINE_SEPARATOR, LINE_PREFIX, STILL_OPEN, SUMMARY_SECTIONS, type SummarySection } from './sections.js';
 
 const TITLES = new Map<string, SummarySection>(SUMMARY_SECTIONS.map((s) => [`${s}:`, s]));
 
@@ -21,32 +17,43 @@ export function isSectionedSummary(text: string): boolean {
   return false;
 }
 
-/** Splits "entry (detail)" at its last " (" when the line ends with ")". */
-function entryAndParen(s: string): [string, string | undefined] {
-  if (!s.endsWith(')')) return [s, undefined];
-  const at = s.lastIndexOf(' (');
-  return at > 0 ? [s.slice(0, at), s.slice(at + 2, -1)] : [s, undefined];
+const after = (body: string, prefix: string) => (body.startsWith(prefix) ? body.slice(prefix.length) : null);
+
+function fileNote(body: string, order: number): FileNote {
+  const m = /^(.*) \(([^()]*)\)$/.exec(body);
+  const path = m ? m[1] : body;
+  const detail = m?.[2] ?? '';
+  const n = (op: string) => Number(new RegExp(`\\b${op} (\\d+)×`).exec(detail)?.[1] ?? 0);
+  return { path, created: detail.split('; ')[0] === FILE_CREATED, edited: n('edited'), written: n('written'), read: n('read'), order };
 }
 
-function actionsOf(detail: string | undefined): Partial<Record<PathAction, number>> {
-  const out: Partial<Record<PathAction, number>> = {};
-  for (const m of (detail ?? '').matchAll(/\b(created|edited|deleted|read|mentioned)(?: (\d+)×)?/g)) out[m[1] as PathAction] = Number(m[2] ?? 1);
-  if (Object.keys(out).length === 0) out.mentioned = 1;
-  return out;
+function commandNote(body: string, order: number): CommandNote | null {
+  const at = body.lastIndexOf(`\`${DETAIL_ARROW}`);
+  if (!body.startsWith('`') || at < 1) return null;
+  let result = body.slice(at + 1 + DETAIL_ARROW.length);
+  const runs = /^(.*) \(ran (\d+)×(?:, (\d+) failed)?\)$/.exec(result);
+  if (runs) result = runs[1];
+  return { command: body.slice(1, at), runs: Number(runs?.[2] ?? 1), failures: Number(runs?.[3] ?? (result.startsWith('failed') ? 1 : 0)), result, ok: !result.startsWith('failed'), order };
 }
 
-/** The facts an extractive summary's text states (see the module comment). */
-export function summaryFacts(text: string): FactSet {
-  if (!isSectionedSummary(text)) return extractFacts([{ kind: 'summary', role: 'summary', text }]);
-  const facts = new Map<string, Fact>();
-  const decisions: Decision[] = [];
-  const add = (category: FactCategory, key: string, t: string, extra: Partial<Fact> = {}) => {
-    if (key.length === 0) return;
-    const id = `${category}\u0000${key}`;
-    if (facts.has(id)) return;
-    facts.set(id, Object.assign(newFact(category, key, t, 1, 0, 0, category === 'request'), extra));
-  };
+function errorNote(body: string, order: number): ErrorNote {
+  const open = body.endsWith(` — ${STILL_OPEN}`);
+  const at = open ? body.length - STILL_OPEN.length - 3 : body.lastIndexOf(' — resolved: ');
+  const head = at > 0 ? body.slice(0, at) : body;
+  const resolution = open || at < 0 ? null : body.slice(at + ' — resolved: '.length);
+  const src = /^(.*) \(([^()]*(?:\([^()]*\))?[^()]*)\)$/.exec(head);
+  const source = src?.[2] ?? '';
+  const cmd = /^`(.*)`$/.exec(source);
+  const keys = cmd ? errorKeys(cmd[1]) : source.split(' ').slice(1, 2);
+  return { message: src ? src[1] : head, source, resolution, keys, order };
+}
+
+/** The notes a summary's text states (see the module comment). */
+export function summaryNotes(text: string): HandoffNotes {
+  if (!isSectionedSummary(text)) return readTurns([{ kind: 'summary', role: 'assistant', text }]);
+  const notes = emptyNotes(1);
   let section: SummarySection | null = null;
+  let order = 0;
   for (const line of text.split('\n')) {
     const title = TITLES.get(line);
     if (title) {
@@ -55,51 +62,64 @@ export function summaryFacts(text: string): FactSet {
     }
     if (!line.startsWith('- ') || section === null) continue;
     const body = line.slice(2);
-    const arrow = body.lastIndexOf(DETAIL_ARROW);
-    const [head, tail] = arrow > 0 ? [body.slice(0, arrow), body.slice(arrow + DETAIL_ARROW.length)] : [body, undefined];
+    // Orders within one summary: its line order, scaled below one item.
+    const at = (order++ % 1e4) / 1e4;
     switch (section) {
-      case 'Goal and requests':
-        add('request', body.toLowerCase(), body);
-        break;
-      case 'State now': {
-        for (const [status, prefix] of Object.entries(STATE_PREFIX)) {
-          if (!body.startsWith(prefix)) continue;
-          const t = body.slice(prefix.length);
-          if (status === 'asked') {
-            if (t !== OPEN_REQUEST_ABOVE) add('request', t.toLowerCase(), t);
-          }
-          else add('todo', t.toLowerCase(), t, { status: status as TodoStatus });
-          break;
+      case 'Goal and constraints': {
+        const request = after(body, LINE_PREFIX.request);
+        if (request !== null) notes.requests.push({ text: request, order: at });
+        const spec = after(body, LINE_PREFIX.spec);
+        if (spec !== null) {
+          const colon = spec.indexOf(': ');
+          for (const v of spec.slice(colon + 2).split(INLINE_SEPARATOR)) notes.constraints.push({ text: `${spec.slice(0, colon)}: ${v}`, order: at });
         }
         break;
       }
-      case 'Files': {
-        const [p, detail] = entryAndParen(body);
-        add('path', p, p, { actions: actionsOf(detail) });
+      case 'Done': {
+        const commit = after(body, LINE_PREFIX.commit);
+        const closed = after(body, LINE_PREFIX.closed);
+        const tests = after(body, LINE_PREFIX.tests);
+        if (commit !== null) notes.commits.push({ text: commit, order: at });
+        else if (closed !== null) notes.closed.push({ text: closed, order: at });
+        else if (tests !== null) notes.testsPassed.push({ text: tests, order: at });
         break;
       }
+      case 'In progress': {
+        const task = after(body, LINE_PREFIX.task);
+        const state = after(body, LINE_PREFIX.state);
+        const standing = after(body, LINE_PREFIX.standing);
+        if (task !== null) notes.task = { text: task, order: at };
+        else if (state !== null) notes.state = { text: state, order: at };
+        else if (standing !== null) notes.standing = { text: standing, order: at };
+        break;
+      }
+      case 'Next step': {
+        const intent = after(body, LINE_PREFIX.intent);
+        const todo = after(body, LINE_PREFIX.todo);
+        const remaining = after(body, LINE_PREFIX.remaining);
+        if (intent !== null) notes.intent = { text: intent, order: at };
+        else if (todo !== null) {
+          const now = after(todo, '(in progress) ');
+          notes.todos.push({ text: now ?? todo, status: (now !== null ? 'in_progress' : 'pending') as TodoStatus });
+        } else if (remaining !== null) notes.remaining.push({ text: remaining, order: at });
+        break;
+      }
+      case 'Decisions and why':
+        notes.decisions.push({ text: body, order: at });
+        break;
+      case 'Errors and how they were resolved':
+        notes.errors.push(errorNote(body, at));
+        break;
+      case 'Files':
+        notes.files.push(fileNote(body, at));
+        break;
       case 'Commands and results': {
-        const key = canonicalCommand(head);
-        const failed = tail !== undefined && /\bfailed\b/.test(tail) && !/\bok\b/.test(tail);
-        const exit = tail ? /exit (-?\d+)/.exec(tail) : null;
-        add('command', key, key, tail === undefined ? {} : { ok: !failed, exitCode: exit ? Number(exit[1]) : null, failures: /failure|failed/.test(tail) ? 1 : undefined });
+        const c = commandNote(body, at);
+        if (c) notes.commands.push(c);
         break;
       }
-      case 'Errors':
-        add('error', head.toLowerCase(), head, { fixed: tail === 'fixed later' });
-        break;
-      case 'Decisions':
-        decisions.push({ key: body.toLowerCase(), text: body, firstItem: 0, lastItem: 0, mentions: 1, userNamed: false });
-        break;
-      case 'Key identifiers and figures':
-        if (body.startsWith(NAMES_PREFIX)) for (const id of body.slice(NAMES_PREFIX.length).split(INLINE_SEPARATOR)) add('identifier', id.trim(), id.trim());
-        else if (body.startsWith(FIGURES_PREFIX)) {
-          for (const n of body.slice(FIGURES_PREFIX.length).split(INLINE_SEPARATOR)) {
-            const m = new RegExp(NUMBER_WITH_UNIT_RE.source).exec(n.trim());
-            if (m?.[3]) add('number', m[3], m[3]);
-            else if (m) add('number', numberKey(m[1], m[2]), n.trim());
-          }
-        }
+      case 'Key identifiers':
+        for (const id of body.split(INLINE_SEPARATOR)) if (id.trim()) notes.identifiers.push({ text: id.trim(), order: at });
         break;
       default: {
         const _exhaustive: never = section;
@@ -107,7 +127,5 @@ export function summaryFacts(text: string): FactSet {
       }
     }
   }
-  const out = [...facts.values()];
-  for (const f of out) f.detail = detailOf(f);
-  return { facts: out, itemCount: 1, decisions };
+  return notes;
 }

@@ -79,9 +79,9 @@ describe('compact as of call N', () => {
       expect(validateMessages(replay.messages, 'openai')).toEqual([]);
       // The run's figures are the visible tokens at stored counts (visibleTokens): turns 0-206 hold
       // 109,506; after, the summaries and the tail. The message list as sent (headers, glue) is a
-      // different figure, 3,328 tokens: it is what the context model below reads.
-      expect(r.stats).toMatchObject({ tokensBefore: 109506, tokensAfter: 3315 });
-      expect(replay.totalTokens).toBe(3328);
+      // different figure, 3,743 tokens: it is what the context model below reads.
+      expect(r.stats).toMatchObject({ tokensBefore: 109506, tokensAfter: 3730 });
+      expect(replay.totalTokens).toBe(3743);
       expect(turnsDump(db)).toBe(before);
     } finally {
       db.close();
@@ -120,21 +120,22 @@ describe('compare', () => {
     expect(c.columns.map((x) => `${x.key}:${x.status}`)).toEqual(['v1:replayed', 'v2:replayed', 'v3:one-shot', 'none:baseline', 'source:baseline']);
     expect(c.context!.call).toBe(102);
     // dag as of call 102: 191 turns under its condensed summary, 16 sent; its context through the
-    // session's fitted context model over its 3,328 view tokens: 29,679, beside Claude Code's recorded 33,960.
+    // session's fitted context model over its 3,743 view tokens: 30,210, beside Claude Code's recorded 33,960.
     const col = (k: string) => c.context!.columns.find((x) => x.key === k)!;
-    expect([col('v3').counts.summarized, col('v3').counts.verbatim, col('v3').contextTokens]).toEqual([191, 16, 29679]);
+    expect([col('v3').counts.summarized, col('v3').counts.verbatim, col('v3').contextTokens]).toEqual([191, 16, 30210]);
     expect(col('source').contextTokens).toBe(33960);
-    // Facts at call 102: as in compare.test.ts (dag 101, rolling 98, Claude Code 41 of the 101 facts of turns 0-206).
+    // Facts at call 102: as in compare.test.ts (dag 59, rolling 95, Claude Code 41 of the 101 facts of turns 0-206).
     const f = c.context!.facts;
     expect(f.columnKeys).toEqual(['v1', 'v2', 'v3', 'source']);
-    expect([f.total, f.kept[0], f.kept[1], f.kept[3]]).toEqual([101, 101, 98, 41]);
-    // The as-of-call-102 dag pass summarized 0-190 into one condensation and keeps all 101; 60 facts differ among the four (Claude Code's losses).
-    expect([f.kept[2], f.differing]).toEqual([101, 60]);
+    expect([f.total, f.kept[0], f.kept[1], f.kept[3]]).toEqual([101, 59, 95, 41]);
+    // The as-of-call-102 dag pass summarized 0-190 into one hand-off and keeps 41 of the ledger's 101
+    // (the fact-list summarizer kept all 101 by construction); 72 facts differ among the four.
+    expect([f.kept[2], f.differing]).toEqual([41, 72]);
 
     const md = await cli(['compare', '1', '--variants', '1,2', '--call', '120', '--markdown']);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('| column | status | model calls | input tokens | cache read | cost | peak context | compactions |');
-    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12824819 | 12543518 | $10.0568 | 147739 | 1 | – |');
+    expect(md.stdout).toContain('| #1 dag | replayed | 152 | 12890616 | 12608426 | $10.0981 | 147739 | 1 | – |');
     // No compaction could not have run on Opus 4.6's 200k window: the report says so beside its cost.
     expect(md.stdout).toContain('| no compaction | baseline | 152 | 21531500 | 21253930 | $14.3745 | 204440 | 0 | infeasible: exceeds 200,000 tokens at call 138 |');
     // The source's record: its 152 calls, Claude Code's own compaction call and its subagent's 3 calls.
@@ -143,7 +144,7 @@ describe('compare', () => {
     expect(md.stdout).toContain('### Facts: which survive in one and not the other');
     expect(md.stdout).toContain('| fact | category | salience | #1 dag | #2 rolling | source\'s own compactions |');
     // At call 120 Claude Code's context also holds the turns after its boundary (207 on) verbatim, which repeat 13 more facts (41 → 54).
-    expect(md.stdout).toContain("101 facts in the 207 turns some column compacted; kept: #1 dag 101, #2 rolling 98, source's own compactions 54; 47 differ.");
+    expect(md.stdout).toContain("101 facts in the 207 turns some column compacted; kept: #1 dag 63, #2 rolling 95, source's own compactions 54; 52 differ.");
     expect(md.stdout).toContain('| `lib/spotter_web/components/layouts/root.html.heex` (read) | path | 2.97 | ✓ | ✓ | ✗ |');
     const usage = await cli(['compare', '1', '--json']);
     expect(usage.code).toBe(2);

@@ -86,8 +86,8 @@ describe('compare on the spotter session', () => {
     // model (shared/replay/timeline.ts); dag and rolling both fire once, at call 78. Before it, each
     // call is the source's own call and costs what the source was billed.
     expect(c.calls).toBe(152);
-    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 10.056754, peakContext: 147739, firings: 1 });
-    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 12.050345, peakContext: 147739, firings: 1 });
+    expect(c.totals[`v${dag}`]).toMatchObject({ modelCalls: 152, costUsd: 10.098098, peakContext: 147739, firings: 1 });
+    expect(c.totals[`v${rolling}`]).toMatchObject({ modelCalls: 152, costUsd: 12.132197, peakContext: 147739, firings: 1 });
     expect(c.totals.none).toMatchObject({ costUsd: 14.37453, peakContext: 204440, firings: 0 });
     // Claude Code's own record: one compaction, its reported peak 166,759 tokens; its main session's
     // calls ($11.853923), its compaction call ($0.108414) and its subagent's ($0.263394).
@@ -110,7 +110,7 @@ describe('compare on the spotter session', () => {
     // Claude Code's summary replaced turns 0-206 (external compaction 1).
     expect(seg('source')).toEqual(['0-206 summarized #1']);
     const col = (key: string) => ctx.columns.find((x) => x.key === key)!;
-    expect([col(`v${dag}`).contextTokens, col(`v${rolling}`).contextTokens, col('none').contextTokens, col('source').contextTokens]).toEqual([48196, 91069, 165515, 33960]);
+    expect([col(`v${dag}`).contextTokens, col(`v${rolling}`).contextTokens, col('none').contextTokens, col('source').contextTokens]).toEqual([49085, 92829, 165515, 33960]);
     // The diff: where the four columns treat the turns differently (0-46, 47-142, 143-206).
     expect(ctx.diff.map((r) => [r.from, r.to, r.fates.join('/')])).toEqual([
       [0, 46, 'summarized/summarized/verbatim/summarized'],
@@ -130,14 +130,14 @@ describe('compare on the spotter session', () => {
     expect(f.columnKeys).toEqual([`v${dag}`, `v${rolling}`, 'source']);
     expect([f.compactedTurns, f.total]).toEqual([207, 101]);
     expect(f.kept[2]).toBe(41);
-    // Pinned: dag keeps all 101 (its fact-based condensed summary of 0-142 keeps every fact of
-    // those turns; 143-206 are verbatim), rolling 98 (it summarized only 0-46 and sends 47-206
-    // verbatim); 60 facts are kept by some and lost by others.
-    expect(f.kept).toEqual([101, 98, 41]);
-    expect(f.differing).toBe(60);
+    // Pinned: dag keeps 59 (its hand-off of 0-142 spends its budget on the hand-off, not on
+    // every fact the ledger counts; 143-206 are verbatim), rolling 95 (it summarized only 0-46
+    // and sends 47-206 verbatim); 65 facts are kept by some and lost by others.
+    expect(f.kept).toEqual([59, 95, 41]);
+    expect(f.differing).toBe(65);
     expect(f.rows).toHaveLength(101);
-    // The most salient fact they disagree on: the test command Claude Code's summary lost (its ledger's first lost fact too).
-    expect(f.rows.find((r) => r.differs)).toEqual({ category: 'command', text: 'mix test test/spotter_web/live/project_review_live_test.exs', detail: 'ran 5×, ok after 4 failures', salience: 4.32, survives: [true, true, false], differs: true });
+    // The most salient fact they disagree on: a file dag's hand-off of 0-142 left out and rolling and Claude Code kept.
+    expect(f.rows.find((r) => r.differs)).toEqual({ category: 'path', text: 'assets/js/app.js', detail: 'edited, read', salience: 4.33, survives: [false, true, true], differs: true });
     // Rows are by salience, highest first; `differs` is true when the columns disagree.
     for (let i = 1; i < f.rows.length; i++) expect(f.rows[i - 1].salience).toBeGreaterThanOrEqual(f.rows[i].salience);
     expect(f.rows.filter((r) => r.differs).length).toBe(f.differing);

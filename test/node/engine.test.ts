@@ -57,7 +57,7 @@ describe('runCompaction', () => {
     expect(result.stats.tokensAfter as number).toBeLessThan(6000);
 
     const [variant] = listVariants(db, sessionId);
-    expect(variant).toMatchObject({ id: result.variantId, strategy: 'dag', summarizer: { kind: 'extractive', promptVersion: 'extractive-2' }, summaries: 19, runs: 1 });
+    expect(variant).toMatchObject({ id: result.variantId, strategy: 'dag', summarizer: { kind: 'extractive', promptVersion: 'extractive-3' }, summaries: 19, runs: 1 });
     expect(variant.params).toMatchObject({ ...PARAMS, freshTailCount: 16, condensedMinFanout: 4, contextThreshold: 0.75 });
     const [run] = listRuns(db, result.variantId);
     expect(run).toMatchObject({ id: result.runId, status: 'completed', error: null, stats: result.stats });
@@ -66,7 +66,7 @@ describe('runCompaction', () => {
     const summaries = listSummaries(db, result.variantId);
     expect(summaries.map((s) => s.kind).sort()).toEqual(['condensed', ...Array(18).fill('leaf')]);
     for (const s of summaries) {
-      expect(s).toMatchObject({ tier: 'normal', model: 'extractive', promptVersion: 'extractive-2', cacheHit: false, runId: result.runId });
+      expect(s).toMatchObject({ tier: 'normal', model: 'extractive', promptVersion: 'extractive-3', cacheHit: false, runId: result.runId });
       expect(s.tokenCount).toBe(countTokens(s.text));
       expect(s.text.startsWith(`[${s.kind === 'leaf' ? 'leaf' : 'condensed'} summary of`)).toBe(true);
     }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { turnsToItems } from '../../shared/model/items.js';
 import { extractFacts, mergeFactSets, survives, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { commandTarget } from '../../shared/facts/errors.js';
 import { COMMON_ROOTS, FILE_EXT_RE } from '../../shared/facts/patterns.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentBlock, Role } from '../../shared/model/turn.js';
-import { itemSegments, itemSegmentsOf, turnsToItems, turnToItem } from '../../shared/summarize/items.js';
+import { itemSegments, itemSegmentsOf, turnsToItems, turnToItem } from '../../shared/model/items.js';
 import { canonicalCommand, extractFacts, FACT_CATEGORIES, ledgerOf, mergeFactSets, summaryLedgerOf, survives, survivesIn, SURVIVAL_WORD_SHARE, topLedgerOf, visibleIndex, type Fact, type FactSet } from '../../shared/facts/index.js';
 import { fixtureDb, sessionBySource, SPOTTER_CC_RETENTION, type FixtureDb } from '../helpers/fixture-sessions.js';
 import { listExternalCompactions, listTurns } from '../../electron/store/turns.js';

@@ -5,6 +5,7 @@
  * rule fails here, and on the real tree, so a layer violation fails `vitest run` as well as
  * `npm run lint`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -58,5 +59,62 @@ describe('layers', () => {
   it('holds the rules of hooks in renderer/', async () => {
     const conditional = "import { useState } from 'react';\nexport function C({ a }: { a: boolean }) {\n  if (a) {\n    const [x] = useState(0);\n    return x;\n  }\n  return null;\n}";
     expect(await layerViolations('renderer/components/x.tsx', conditional)).toEqual([expect.stringContaining('react-hooks/rules-of-hooks')]);
+  });
+});
+
+/** Every module specifier a TypeScript file names: static imports and exports (type-only included), `import()` and `require()`. */
+function specifiersOf(source: string): Array<{ spec: string; typeOnly: boolean }> {
+  const out: Array<{ spec: string; typeOnly: boolean }> = [];
+  for (const m of source.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)) out.push({ spec: m[3], typeOnly: Boolean(m[2]) });
+  for (const m of source.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1], typeOnly: false });
+  return out;
+}
+
+/** The repository-relative files under `dir` that import a file under `forbidden` (directly, or through runtime imports). */
+function importsInto(dir: string, forbidden: string): string[] {
+  const files = fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
+  const edges = (file: string) =>
+    specifiersOf(fs.readFileSync(path.join(ROOT, file), 'utf8'))
+      .filter((s) => s.spec.startsWith('.'))
+      .map((s) => ({ file: path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s.spec)).replace(/\.js$/, '.ts'), typeOnly: s.typeOnly }));
+  const bad: string[] = [];
+  for (const start of files) {
+    // Direct imports of any kind; beyond them only runtime imports carry code along.
+    const seen = new Set<string>([start]);
+    let frontier = edges(start);
+    let hit: string | null = null;
+    while (frontier.length > 0 && !hit) {
+      const next: Array<{ file: string; typeOnly: boolean }> = [];
+      for (const e of frontier) {
+        if (e.file.startsWith(`${forbidden}/`)) {
+          hit = e.file;
+          break;
+        }
+        if (seen.has(e.file) || e.typeOnly || !fs.existsSync(path.join(ROOT, e.file))) continue;
+        seen.add(e.file);
+        next.push(...edges(e.file));
+      }
+      frontier = next;
+    }
+    if (hit) bad.push(`${start} -> ${hit}`);
+  }
+  return bad;
+}
+
+describe('the loss ledger and the summarizers share no code', () => {
+  it('nothing under shared/summarize/ imports the fact extractor (shared/facts/), nor the other way round', () => {
+    expect(importsInto('shared/summarize', 'shared/facts')).toEqual([]);
+    expect(importsInto('shared/facts', 'shared/summarize')).toEqual([]);
+  });
+
+  it('the canonical turn text both read lives below both, in shared/model/', () => {
+    expect(fs.existsSync(path.join(ROOT, 'shared/model/items.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(ROOT, 'shared/summarize/items.ts'))).toBe(false);
+  });
+
+  it('the lint rule names a summarizer importing the ledger and the ledger importing a summarizer', async () => {
+    expect(await layerViolations('shared/summarize/x.ts', "import { extractFacts } from '../facts/extract.js';\nexport const q = extractFacts;")).toEqual([expect.stringContaining('loss ledger')]);
+    expect(await layerViolations('shared/facts/x.ts', "import type { X } from '../summarize/extractive.js';\nexport type Q = X;")).toEqual([expect.stringContaining('grades them')]);
+    expect(await layerViolations('shared/summarize/x.ts', "import { turnToItem } from '../model/items.js';\nexport const q = turnToItem;")).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { createSummarizer } from '../../electron/summarize/index.js';
 import { Semaphore, summarizeWithTiers } from '../../electron/summarize/tiers.js';
 import { cacheSize } from '../../electron/store/summary-cache.js';
 import type { SummarizeItem, SummarizeRequest } from '../../shared/strategies/summarizer.js';
-import { itemsToSourceText } from '../../shared/summarize/items.js';
+import { itemsToSourceText } from '../../shared/model/items.js';
 import { fakeSummaryOf, startFakeOpenAiServer, transcriptOf, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 
 let server: FakeOpenAiServer;
@@ -65,7 +65,7 @@ describe('openai summarizer on the wire', () => {
     expect(r.body!.max_tokens).toBe(314); // ceil(200 * 1.25) + 64
     expect(r.body!.messages[0].role).toBe('system');
     expect(r.body!.messages[0].content).toContain('compress a segment');
-    expect(r.body!.messages[0].content).toContain('State now (done, in progress, open)');
+    expect(r.body!.messages[0].content).toContain('3. In progress: the current task exactly');
     expect(r.body!.messages[0].content).toContain('character for character');
     expect(transcriptOf(r.body)).toBe(itemsToSourceText(items));
     expect(s).toMatchObject({ tier: 'normal', model: 'fake-model', cacheHit: false, calls: 1, text: fakeSummaryOf(r.body) });

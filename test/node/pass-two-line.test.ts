@@ -107,7 +107,7 @@ describe('two-line pass', () => {
     const all = listSummaries(db, r.variantId);
     expect(all.map((s) => [s.kind, s.compacted])).toEqual([['digest', true], ['chunk', false]]);
     const [digest, model] = all;
-    expect(digest).toMatchObject({ tier: 'digest', model: 'extractive', cacheHit: false, promptVersion: 'extractive-2' });
+    expect(digest).toMatchObject({ tier: 'digest', model: 'extractive', cacheHit: false, promptVersion: 'extractive-3' });
     expect(digest.text.startsWith('[digest summary of 70 items]')).toBe(true);
     expect(model).toMatchObject({ tier: 'normal', model: 'gpt-4o-mini', firstPosition: 1, lastPosition: 70 });
     expect(model.turnIds).toEqual(digest.turnIds);
@@ -134,7 +134,7 @@ describe('two-line pass', () => {
     const historyBefore = historyOf(metas, listExistingSummaries(db, variantId));
     const digestId = await withSessionLock(sessionId, () =>
       db.transaction(() => {
-        const id = insertSummary(db, { variantId, runId: null, kind: 'digest', depth: 0, text: 'digest written meanwhile', tokenCount: 4, tier: 'digest', model: 'extractive', promptVersion: 'extractive-2', cacheKey: null, cacheHit: false, firstPosition: 1, lastPosition: 70, turnIds: metas.slice(1, 71).map((m) => m.id) });
+        const id = insertSummary(db, { variantId, runId: null, kind: 'digest', depth: 0, text: 'digest written meanwhile', tokenCount: 4, tier: 'digest', model: 'extractive', promptVersion: 'extractive-3', cacheKey: null, cacheHit: false, firstPosition: 1, lastPosition: 70, turnIds: metas.slice(1, 71).map((m) => m.id) });
         setVariantState(db, variantId, { coveredUntil: 71 });
         return id;
       })(),

@@ -15,7 +15,7 @@ import { listVariants } from '../../electron/store/variants.js';
 import { exportFor } from '../../electron/services/collaborators.js';
 import { createOpenAiSummarizer } from '../../electron/summarize/openai.js';
 import type { SummarizeRequest } from '../../shared/strategies/summarizer.js';
-import { DEFAULT_PROMPT_TEMPLATES, OPENAI_PROMPT_VERSION, PROMPT_TEMPLATE_IDS, SUMMARY_SECTIONS, openAiPromptVersion, type PromptTemplateId } from '../../shared/summarize/prompts.js';
+import { CLAUDE_CODE_PROMPT_TEMPLATES, CLAUDE_CODE_SECTIONS, DEFAULT_PROMPT_TEMPLATES, OPENAI_PROMPT_VERSION, PROMPT_TEMPLATE_IDS, SUMMARY_SECTIONS, openAiPromptVersion, presetOverrides, summaryOfAnswer, type PromptTemplateId } from '../../shared/summarize/prompts.js';
 import { STRATEGY_DEFINITIONS } from '../../shared/strategies/index.js';
 import { diffStats, lineDiff } from '../../shared/summarize/line-diff.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
@@ -57,17 +57,42 @@ function templateOf(r: RecordedRequest, templates: Record<PromptTemplateId, stri
 }
 
 describe('prompt templates', () => {
-  it('every template names the seven sections in order; the watermark one asks for memory facts', () => {
+  it('every template asks for the nine hand-off sections in order, each saying what it holds; the watermark one asks for memory facts', () => {
     for (const id of PROMPT_TEMPLATE_IDS) {
-      const at = SUMMARY_SECTIONS.map((s) => DEFAULT_PROMPT_TEMPLATES[id].indexOf(`\n${s}`));
+      const at = SUMMARY_SECTIONS.map((s, i) => DEFAULT_PROMPT_TEMPLATES[id].indexOf(`\n${i + 1}. ${s}: `));
       expect(at.every((i) => i > 0), id).toBe(true);
       expect([...at].sort((a, b) => a - b), id).toEqual(at);
+      // What a hand-off needs, named in the section that holds it.
+      for (const needle of ['commits made (hash and subject)', 'tests that passed with their counts', 'uncommitted', 'never "the last one above"', 'because, so that, to avoid, instead of', 'message line (not the first line of the output)', 'still open', 'in full as written', 'rewritten in place is modified', 'whole with their quoting intact', 'namespaced names whole', 'environment variables']) {
+        expect(DEFAULT_PROMPT_TEMPLATES[id], `${id}: ${needle}`).toContain(needle);
+      }
     }
+    expect(SUMMARY_SECTIONS).toEqual(['Goal and constraints', 'Done', 'In progress', 'Next step', 'Decisions and why', 'Errors and how they were resolved', 'Files', 'Commands and results', 'Key identifiers']);
     expect(DEFAULT_PROMPT_TEMPLATES.watermark).toContain('Memory facts:');
     expect(PROMPT_TEMPLATE_IDS.filter((id) => DEFAULT_PROMPT_TEMPLATES[id].includes('Memory facts'))).toEqual(['watermark']);
-    // 7 distinct texts; the version is openai-2-<8 hex digits> of them
+    // 7 distinct texts; the version is openai-3-<8 hex digits> of them (frame 3: the hand-off sections)
     expect(new Set(Object.values(DEFAULT_PROMPT_TEMPLATES)).size).toBe(7);
-    expect(OPENAI_PROMPT_VERSION).toMatch(/^openai-2-[0-9a-f]{8}$/);
+    expect(OPENAI_PROMPT_VERSION).toMatch(/^openai-3-[0-9a-f]{8}$/);
+  });
+
+  it('the Claude Code-style preset: an analysis step, then its nine published sections, selectable and versioned like an edit', () => {
+    for (const id of PROMPT_TEMPLATE_IDS) {
+      const t = CLAUDE_CODE_PROMPT_TEMPLATES[id];
+      const analysis = t.indexOf('wrap your analysis in <analysis> tags');
+      const at = CLAUDE_CODE_SECTIONS.map((s, i) => t.indexOf(`\n${i + 1}. ${s}: `));
+      expect(analysis, id).toBeGreaterThan(0);
+      expect(at.every((i) => i > analysis), id).toBe(true);
+      expect([...at].sort((a, b) => a - b), id).toEqual(at);
+    }
+    expect(CLAUDE_CODE_SECTIONS).toEqual(['Primary Request and Intent', 'Key Technical Concepts', 'Files and Code Sections', 'Errors and fixes', 'Problem Solving', 'All user messages', 'Pending Tasks', 'Current Work', 'Optional Next Step']);
+    expect(presetOverrides('handoff')).toEqual({});
+    const cc = presetOverrides('claude-code');
+    expect(Object.keys(cc).sort()).toEqual([...PROMPT_TEMPLATE_IDS].sort());
+    expect(openAiPromptVersion(cc)).not.toBe(OPENAI_PROMPT_VERSION);
+    expect(openAiPromptVersion(cc)).toMatch(/^openai-3-[0-9a-f]{8}$/);
+    // The analysis is not part of the summary kept; an answer without tags is kept as it is.
+    expect(summaryOfAnswer('<analysis>\nthinking\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   fix it\n</summary>')).toBe('1. Primary Request and Intent:\n   fix it');
+    expect(summaryOfAnswer('Goal and constraints:\n- request: x\n')).toBe('Goal and constraints:\n- request: x\n');
   });
 
   it('each strategy lists the templates its pass uses; the model-free ones none', () => {

@@ -12,7 +12,7 @@ import { normalizedLength, rejectOutput, Semaphore, summarizeWithTiers } from '.
 import { fixtureFiles } from '../helpers/fixture-sessions.js';
 import { countTokens } from '../../electron/tokenizer.js';
 import { createExtractiveSummarizer } from '../../shared/summarize/extractive.js';
-import { turnsToItems } from '../../shared/summarize/items.js';
+import { turnsToItems } from '../../shared/model/items.js';
 import type { Summarizer, SummarizeRequest } from '../../shared/strategies/summarizer.js';
 import type { Turn } from '../../shared/model/turn.js';
 
@@ -44,7 +44,7 @@ describe('summary cache key', () => {
     expect(key(a)).toBe(key(b));
     expect(key(a)).toMatch(/^[0-9a-f]{64}$/);
     // ...but model, prompt version, max tokens, tier and content all change it
-    const variants = [key(a, { model: 'openai:gpt-4o-mini' }), key(a, { promptVersion: 'extractive-2' }), key(a, { tier: 'aggressive' }), key(a, { request: { purpose: 'leaf', items: a, targetTokens: 501 } }), key(a.slice(1))];
+    const variants = [key(a, { model: 'openai:gpt-4o-mini' }), key(a, { promptVersion: 'extractive-3' }), key(a, { tier: 'aggressive' }), key(a, { request: { purpose: 'leaf', items: a, targetTokens: 501 } }), key(a.slice(1))];
     expect(new Set([key(a), ...variants]).size).toBe(6);
   });
 });
@@ -144,12 +144,13 @@ describe('tier ladder', () => {
     expect(first.text.startsWith('[leaf summary of 2 items]')).toBe(true);
     await ladder(model);
     expect(model.calls).toHaveLength(2);
-    // The fallback row names the extractive rules that wrote it, not the model's prompt, and keeps its facts:
-    // a hit brings them back whole (mentions, actions), not read back from the text.
+    // The fallback row names the extractive rules that wrote it, not the model's prompt; the
+    // hand-off summarizer returns no facts beside its text, so a hit brings back the text alone.
     expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 2 });
-    expect(first.facts?.facts.length).toBeGreaterThan(0);
+    expect(first.facts).toBeUndefined();
     const hit = await ladder(model);
-    expect(hit).toMatchObject({ cacheHit: true, facts: JSON.parse(JSON.stringify(first.facts)) as unknown });
+    expect(hit).toMatchObject({ cacheHit: true, text: first.text });
+    expect(hit.facts).toBeUndefined();
   });
 
   it('the extractive summarizer stays on the normal tier for a real span', async () => {

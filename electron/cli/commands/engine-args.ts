@@ -9,6 +9,7 @@ import { STRATEGY_DEFINITIONS } from '../../../shared/strategies/index.js';
 import type { SummarizerConfig } from '../../../shared/contract.js';
 import { EngineError, type RunProgress } from '../../engine/engine.js';
 import type { SummarizerSetup } from '../../summarize/index.js';
+import { isPromptPreset, presetOverrides, PROMPT_PRESETS, type PromptPreset } from '../../../shared/summarize/prompts.js';
 import { CliError, UsageError, intOption, stringOption, type CommandContext, type OptionSpec, type Output } from '../framework.js';
 
 export const STRATEGY_OPTIONS: Record<string, OptionSpec> = {
@@ -20,6 +21,7 @@ export const SUMMARIZER_OPTIONS: Record<string, OptionSpec> = {
   summarizer: { type: 'string', valueName: 'KIND', description: 'extractive (default, offline) or openai (OpenAI-compatible API; key from $OPENAI_API_KEY)' },
   'base-url': { type: 'string', valueName: 'URL', description: 'OpenAI-compatible base URL (default https://api.openai.com/v1)' },
   model: { type: 'string', valueName: 'M', description: 'model for --summarizer openai (default gpt-4o-mini)' },
+  'prompt-template': { type: 'string', valueName: 'T', description: `prompt templates for --summarizer openai: ${PROMPT_PRESETS.join(' (default) or ')} (the source tool's nine sections after an analysis step)` },
 };
 
 export function strategyArg(ctx: CommandContext): StrategyName {
@@ -58,10 +60,14 @@ export function summarizerArg(ctx: CommandContext): SummarizerSetup {
   const kind = stringOption(ctx, 'summarizer') ?? 'extractive';
   const baseURL = stringOption(ctx, 'base-url');
   const model = stringOption(ctx, 'model');
+  const preset = stringOption(ctx, 'prompt-template');
   if (kind !== 'extractive' && kind !== 'openai') throw new UsageError(`--summarizer must be extractive or openai, got "${kind}"`);
   if (kind === 'extractive' && (baseURL !== undefined || model !== undefined)) throw new UsageError('--base-url and --model apply to --summarizer openai');
+  if (preset !== undefined && !isPromptPreset(preset)) throw new UsageError(`--prompt-template must be ${PROMPT_PRESETS.join(' or ')}, got "${preset}"`);
+  if (kind === 'extractive' && preset !== undefined) throw new UsageError('--prompt-template applies to --summarizer openai');
   if (baseURL !== undefined && !/^https?:\/\/\S+$/.test(baseURL)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseURL}"`);
-  const config: SummarizerConfig = { kind, ...(baseURL ? { baseURL } : {}), ...(model ? { model } : {}) };
+  const prompts = preset ? presetOverrides(preset as PromptPreset) : {};
+  const config: SummarizerConfig = { kind, ...(baseURL ? { baseURL } : {}), ...(model ? { model } : {}), ...(Object.keys(prompts).length > 0 ? { prompts } : {}) };
   return { ...config, apiKey: ctx.env.OPENAI_API_KEY };
 }
 

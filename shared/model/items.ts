@@ -4,11 +4,14 @@
  * OpenAI prompts all see the same canonical text: block content only, never turn ids,
  * positions or timestamps (the cache key must not change when the same content is
  * imported again under new ids).
+ *
+ * It lives in shared/model/, below both readers of a span: the summarizers
+ * (shared/summarize/) and the loss ledger's fact extractor (shared/facts/), which grades
+ * their summaries and so must share nothing with them but this canonical text.
  */
 import { keptOn } from '../lazy.js';
 import type { SummarizeItem } from '../strategies/summarizer.js';
-import { stableJson, type ContentBlock, type Turn } from '../model/turn.js';
-import type { FactSet } from '../facts/types.js';
+import { stableJson, type ContentBlock, type Turn } from './turn.js';
 
 /**
  * Markers the renderer writes around non-text blocks (a tool_use is one JSON line; thinking
@@ -74,7 +77,7 @@ export function turnsToItems(turns: readonly Pick<Turn, 'role' | 'blocks'>[]): S
 export type SummaryItemPlace = Pick<SummarizeItem, 'depth' | 'firstPosition' | 'lastPosition' | 'firstAt' | 'lastAt'>;
 
 /** A child summary (condensation, rolling/two-line upgrade input) as one item: its place when known, its facts when they were kept. */
-export function summaryToItem(text: string, place?: SummaryItemPlace, facts?: FactSet): SummarizeItem {
+export function summaryToItem(text: string, place?: SummaryItemPlace, facts?: SummarizeItem['facts']): SummarizeItem {
   return { kind: 'summary', role: 'summary', text, ...place, ...(facts ? { facts } : {}) };
 }
 
@@ -128,7 +131,7 @@ export function itemSegments(text: string): ItemSegment[] {
   return out;
 }
 
-/** An empty tool result is still a result: results pair with calls in order (shared/facts). */
+/** An empty tool result is still a result: results pair with calls in order. */
 function keepSegment(s: ItemSegment): boolean {
   return s.lines.length > 0 || s.kind === 'tool_result' || s.kind === 'tool_error';
 }
