@@ -21,11 +21,12 @@ import { SUMMARY_SECTIONS } from './sections.js';
 import { stableJson } from '../model/turn.js';
 import type { SummarizeItem, SummarizeRequest } from '../strategies/summarizer.js';
 import { itemsToSourceText } from './items.js';
+import { NATIVE_PROMPT_TEMPLATES, type NativeTemplateId } from './native-prompts.js';
 
 /** The sections every summary has, in this order (model prompts and the extractive summarizer alike). */
 export { SUMMARY_SECTIONS };
 
-export const PROMPT_TEMPLATE_IDS = ['leaf', 'condensed-1', 'condensed-2plus', 'rolling', 'watermark', 'chunk', 'digest'] as const;
+export const PROMPT_TEMPLATE_IDS = ['leaf', 'condensed-1', 'condensed-2plus', 'rolling', 'watermark', 'chunk', 'digest', 'codex', 'claude-code'] as const;
 export type PromptTemplateId = (typeof PROMPT_TEMPLATE_IDS)[number];
 /** The user's edited templates by id; a missing id uses the default. */
 export type PromptOverrides = Partial<Record<PromptTemplateId, string>>;
@@ -46,6 +47,8 @@ export const PROMPT_TEMPLATE_INFO: Record<PromptTemplateId, { label: string; use
   watermark: { label: 'Watermark', usedFor: 'watermark: the turns up to the new watermark, with memory facts' },
   chunk: { label: 'Two-line chunk', usedFor: 'two-line: one background chunk of turns' },
   digest: { label: 'Digest upgrade', usedFor: 'two-line: a model-free digest rewritten from its turns' },
+  codex: { label: 'Codex CLI', usedFor: "codex: the whole history in one handoff summary (Codex's own compaction prompt)" },
+  'claude-code': { label: 'Claude Code', usedFor: "claude-code: the whole history in one nine-section summary (Claude Code's own compaction prompt)" },
 };
 
 const SECTIONS_RULE = `Write the summary under these headings, in this order, and leave out a heading with nothing under it:
@@ -62,7 +65,7 @@ Plain text in the conversation's language: no markdown markup, no preamble ("Her
 
 const MERGE_RULE = 'Merge facts, not text: take the union of each section across the inputs, drop duplicates, keep chronological order; when a later input settles something an earlier one left open, keep only the outcome. State now is the newest input’s state.';
 
-const INTROS: Record<PromptTemplateId, string> = {
+const INTROS: Record<Exclude<PromptTemplateId, NativeTemplateId>, string> = {
   leaf: 'You compress a segment of a long conversation between a user and an AI coding agent (tool calls included) into a summary that replaces the segment in the agent\'s context. When a summary of what came before is given, it is context only: do not repeat it.',
   'condensed-1': `You merge several consecutive leaf summaries (depth 0, each replacing a segment of turns) of a long conversation between a user and an AI agent into ONE depth-1 summary that replaces them all in the agent's context. ${MERGE_RULE}`,
   'condensed-2plus': `You merge several consecutive condensed summaries of a long conversation between a user and an AI agent into ONE summary one level higher that replaces them all in the agent's context. Each input is labelled with its depth, the turns it covers and its time range; together they span a long stretch, so keep the arc: the goal, what was finished in which stretch, what is still open, and the identifiers and figures a later step still needs. ${MERGE_RULE}`,
@@ -73,10 +76,11 @@ After the sections, add "Memory facts:" with the durable facts worth keeping for
   digest: 'You rewrite a quick mechanical digest of a conversation segment into a proper summary that replaces the digest in the agent\'s context. The digest is given as the previous summary and the original turns follow it: where they differ, the turns are right.',
 };
 
-/** The default text of every template: its intro, the sections, the style rules. */
-export const DEFAULT_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = Object.fromEntries(
-  PROMPT_TEMPLATE_IDS.map((id) => [id, `${INTROS[id]}\n\n${SECTIONS_RULE}\n\n${STYLE_RULE}`]),
-) as Record<PromptTemplateId, string>;
+/** The default text of every template: its intro, the sections, the style rules; the native tools' prompts as they ship. */
+export const DEFAULT_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = {
+  ...(Object.fromEntries((Object.keys(INTROS) as Array<keyof typeof INTROS>).map((id) => [id, `${INTROS[id]}\n\n${SECTIONS_RULE}\n\n${STYLE_RULE}`])) as Record<keyof typeof INTROS, string>),
+  ...NATIVE_PROMPT_TEMPLATES,
+};
 
 export function isPromptTemplateId(x: string): x is PromptTemplateId {
   return (PROMPT_TEMPLATE_IDS as readonly string[]).includes(x);
@@ -147,6 +151,8 @@ export function templateIdFor(req: Pick<SummarizeRequest, 'purpose' | 'depth'>):
     case 'watermark':
     case 'chunk':
     case 'digest':
+    case 'codex':
+    case 'claude-code':
       return req.purpose;
     default: {
       const _exhaustive: never = req.purpose;
