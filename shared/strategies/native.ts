@@ -153,18 +153,20 @@ export function planNative<P extends NativeCommonParams>(rule: NativeRule<P>, in
   const { turns, summaries, params } = input;
   const ix = buildSpanIndex(turns);
   const d = decideNative(rule, input, ix);
+  // The span a pass would write, whether the trigger fires or the caller forces it (compactOutcome says which).
+  const work = d.compact ? d : decideNative(rule, input, ix, true);
   const tokensBefore = nativeVisibleTokens(input, ix);
   const spans: PlanSpan[] = [];
   let tokensAfter = tokensBefore;
-  if (d.compact && d.newCut !== null) {
-    const span = makeSpan(turns, ix, { id: 'p0', purpose: 'native', from: d.currentCut, to: d.newCut, targetTokens: params.summaryMaxTokens, priorSummaryId: d.currentSummary?.id ?? null });
+  if (work.compact && work.newCut !== null) {
+    const span = makeSpan(turns, ix, { id: 'p0', purpose: 'native', from: work.currentCut, to: work.newCut, targetTokens: params.summaryMaxTokens, priorSummaryId: work.currentSummary?.id ?? null });
     if (span) {
       spans.push(span);
-      tokensAfter = tokensBefore - span.tokens - (d.currentSummary?.tokenCount ?? 0) - (input.state.nativeKeptTokens ?? 0) + keptTokensOf(d.kept) + params.summaryMaxTokens;
+      tokensAfter = tokensBefore - span.tokens - (work.currentSummary?.tokenCount ?? 0) - (input.state.nativeKeptTokens ?? 0) + keptTokensOf(work.kept) + params.summaryMaxTokens;
     }
   }
   const boundaries: PlanBoundary[] = [{ kind: 'prefix-end', position: d.prefixEnd, label: `stable prefix: ${d.prefixEnd} system turn(s)` }];
-  boundaries.push({ kind: 'watermark', position: d.newCut ?? d.currentCut, label: d.newCut !== null ? `compacted up to ${d.newCut} after this pass` : `compacted up to ${d.currentCut}` });
+  boundaries.push({ kind: 'watermark', position: work.newCut ?? d.currentCut, label: work.newCut !== null ? `compacted up to ${work.newCut} after this pass` : `compacted up to ${d.currentCut}` });
   const nodes: ProjectedNode[] = summaries
     .filter((s) => s.kind === 'native')
     .map((s) => ({ id: `s${s.id}`, depth: s.depth, projected: false, firstPosition: s.firstPosition, lastPosition: s.lastPosition, tokens: s.tokenCount, compacted: s.compacted || (spans.length > 0 && s.id === d.currentSummary?.id) }));
