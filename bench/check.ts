@@ -23,6 +23,8 @@ const POINTS: Record<StrategyName, Record<string, unknown>> = {
   masking: {},
   window: {},
   forgetting: {},
+  codex: { contextWindow: 60_000, contextMeasure: 'transcript' },
+  'claude-code': { contextWindow: 60_000, contextMeasure: 'transcript' },
 };
 
 export async function benchCheck(o: { turns: number }): Promise<Record<string, unknown>> {

@@ -8,6 +8,8 @@ import { twoLinePass } from './two-line.js';
 import { maskingPass } from './masking.js';
 import { windowPass } from './window.js';
 import { forgettingPass } from './forgetting.js';
+import { codexPass } from './codex.js';
+import { claudeCodePass } from './claude-code.js';
 
 export const PASSES: Record<StrategyName, PassFn> = {
   dag: dagPass,
@@ -17,4 +19,6 @@ export const PASSES: Record<StrategyName, PassFn> = {
   masking: maskingPass,
   window: windowPass,
   forgetting: forgettingPass,
+  codex: codexPass,
+  'claude-code': claudeCodePass,
 };

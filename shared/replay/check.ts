@@ -55,7 +55,7 @@ export interface CheckResult {
 function figureOf(strategy: string, f: LiveFiring): number | null {
   if (strategy === 'watermark') return typeof f.stats.pendingTokens === 'number' ? f.stats.pendingTokens : null;
   if (strategy === 'two-line') return typeof f.stats.pressure === 'number' ? f.stats.pressure : null;
-  if (strategy === 'dag' || strategy === 'rolling') return f.measured;
+  if (strategy === 'dag' || strategy === 'rolling' || strategy === 'codex' || strategy === 'claude-code') return f.measured;
   return null;
 }
 

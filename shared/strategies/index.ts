@@ -16,6 +16,8 @@ import { twoLineStrategy } from './two-line.js';
 import { maskingStrategy } from './masking.js';
 import { windowStrategy } from './window.js';
 import { forgettingStrategy } from './forgetting.js';
+import { codexStrategy } from './codex.js';
+import { claudeCodeStrategy } from './claude-code.js';
 import { dagPass } from '../passes/dag.js';
 import { rollingPass } from '../passes/rolling.js';
 import { watermarkPass } from '../passes/watermark.js';
@@ -23,6 +25,8 @@ import { twoLinePass } from '../passes/two-line.js';
 import { maskingPass } from '../passes/masking.js';
 import { windowPass } from '../passes/window.js';
 import { forgettingPass } from '../passes/forgetting.js';
+import { codexPass } from '../passes/codex.js';
+import { claudeCodePass } from '../passes/claude-code.js';
 
 export interface StrategyDefinition<P extends Record<string, number> = Record<string, number>> extends StrategyRules<P> {
   /** Executes a plan: summarizer calls and the commit, through the PassContext. */
@@ -39,6 +43,8 @@ export const STRATEGY_DEFINITIONS: Record<StrategyName, StrategyDefinition> = {
   masking: define(maskingStrategy, maskingPass),
   window: define(windowStrategy, windowPass),
   forgetting: define(forgettingStrategy, forgettingPass),
+  codex: define(codexStrategy, codexPass),
+  'claude-code': define(claudeCodeStrategy, claudeCodePass),
 };
 
 /** A strategy with its parameters resolved against its specs: what every caller plans, runs and replays with. */

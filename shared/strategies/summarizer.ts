@@ -30,7 +30,7 @@ export interface SummarizeItem {
 
 export interface SummarizeRequest {
   /** Which prompt to use: leaf and condensed prompts differ. */
-  purpose: 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'chunk' | 'digest';
+  purpose: 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'chunk' | 'digest' | 'codex' | 'claude-code';
   items: SummarizeItem[];
   /** Condensed requests: the depth of the summary to make (1 = merging leaves); picks the depth's prompt. */
   depth?: number;

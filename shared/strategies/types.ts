@@ -6,10 +6,10 @@
 import type { TurnMeta } from '../model/turn.js';
 import type { MeasureInput } from '../usage/measure.js';
 
-export const STRATEGIES = ['dag', 'rolling', 'watermark', 'two-line', 'masking', 'window', 'forgetting'] as const;
+export const STRATEGIES = ['dag', 'rolling', 'watermark', 'two-line', 'masking', 'window', 'forgetting', 'codex', 'claude-code'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 
-export type SummaryKind = 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'digest' | 'chunk';
+export type SummaryKind = 'leaf' | 'condensed' | 'rolling' | 'watermark' | 'digest' | 'chunk' | 'native';
 export type SummaryTier = 'normal' | 'aggressive' | 'fallback' | 'truncation' | 'digest';
 
 /** A summary of the variant as planners see it (no text needed to plan). */
@@ -57,6 +57,15 @@ export interface VariantState {
    * The replay may recompute it with `maskToolResults(turns, maskWindow)`; both agree.
    */
   maskBoundary?: number;
+  /**
+   * codex / claude-code (shared/strategies/native.ts): conversation turns at positions < nativeCut
+   * are replaced by the one live native summary (except the user messages codex keeps).
+   */
+  nativeCut?: number;
+  /** codex / claude-code: id of the live native summary. */
+  nativeSummaryId?: number | null;
+  /** codex: transcript tokens of the user messages kept verbatim before the cut (recomputable from the turns; kept so the view is O(1)). */
+  nativeKeptTokens?: number;
 }
 
 /**
@@ -82,7 +91,7 @@ export interface PlanBoundary {
 export interface PlanSpan {
   /** Projected node id: 'p0', 'p1', ... unique within one plan. */
   id: string;
-  purpose: 'leaf' | 'rolling' | 'watermark' | 'chunk' | 'digest' | 'mask' | 'drop';
+  purpose: 'leaf' | 'rolling' | 'watermark' | 'chunk' | 'digest' | 'mask' | 'drop' | 'native';
   firstPosition: number;
   lastPosition: number;
   turnIds: number[];

@@ -21,11 +21,12 @@ import { SUMMARY_SECTIONS } from './sections.js';
 import { stableJson } from '../model/turn.js';
 import type { SummarizeItem, SummarizeRequest } from '../strategies/summarizer.js';
 import { itemsToSourceText } from '../model/items.js';
+import { NATIVE_PROMPT_TEMPLATES, type NativeTemplateId } from './native-prompts.js';
 
 /** The sections every summary has, in this order (model prompts and the extractive summarizer alike). */
 export { SUMMARY_SECTIONS };
 
-export const PROMPT_TEMPLATE_IDS = ['leaf', 'condensed-1', 'condensed-2plus', 'rolling', 'watermark', 'chunk', 'digest'] as const;
+export const PROMPT_TEMPLATE_IDS = ['leaf', 'condensed-1', 'condensed-2plus', 'rolling', 'watermark', 'chunk', 'digest', 'codex', 'claude-code'] as const;
 export type PromptTemplateId = (typeof PROMPT_TEMPLATE_IDS)[number];
 /** The user's edited templates by id; a missing id uses the default. */
 export type PromptOverrides = Partial<Record<PromptTemplateId, string>>;
@@ -47,6 +48,8 @@ export const PROMPT_TEMPLATE_INFO: Record<PromptTemplateId, { label: string; use
   watermark: { label: 'Watermark', usedFor: 'watermark: the turns up to the new watermark, with memory facts' },
   chunk: { label: 'Two-line chunk', usedFor: 'two-line: one background chunk of turns' },
   digest: { label: 'Digest upgrade', usedFor: 'two-line: a model-free digest rewritten from its turns' },
+  codex: { label: 'Codex CLI', usedFor: "codex: the whole history in one handoff summary (Codex's own compaction prompt)" },
+  'claude-code': { label: 'Claude Code', usedFor: "claude-code: the whole history in one nine-section summary (Claude Code's own compaction prompt)" },
 };
 
 /** What each hand-off section must hold, in SUMMARY_SECTIONS order (the extractive summarizer writes the same). */
@@ -70,7 +73,7 @@ Plain text in the conversation's language: no markdown markup, no preamble ("Her
 
 const MERGE_RULE = `Merge the inputs into one hand-off of the whole span: take the union of each section across the inputs, drop duplicates, keep chronological order; when a later input settles something an earlier one left open (a task closed, an error resolved), keep only the outcome. ${SUMMARY_SECTIONS[2]} and ${SUMMARY_SECTIONS[3]} are the newest input’s.`;
 
-const INTROS: Record<PromptTemplateId, string> = {
+const INTROS: Record<Exclude<PromptTemplateId, NativeTemplateId>, string> = {
   leaf: 'You compress a segment of a long conversation between a user and an AI coding agent (tool calls included) into a summary that replaces the segment in the agent\'s context. When a summary of what came before is given, it is context only: do not repeat it.',
   'condensed-1': `You merge several consecutive leaf summaries (depth 0, each replacing a segment of turns) of a long conversation between a user and an AI agent into ONE depth-1 summary that replaces them all in the agent's context. ${MERGE_RULE}`,
   'condensed-2plus': `You merge several consecutive condensed summaries of a long conversation between a user and an AI agent into ONE summary one level higher that replaces them all in the agent's context. Each input is labelled with its depth, the turns it covers and its time range; together they span a long stretch, so keep the arc: the goal, what was finished in which stretch, what is still open, and the identifiers and figures a later step still needs. ${MERGE_RULE}`,
@@ -81,10 +84,11 @@ After the sections, add "Memory facts:" with the durable facts worth keeping for
   digest: 'You rewrite a quick mechanical digest of a conversation segment into a proper summary that replaces the digest in the agent\'s context. The digest is given as the previous summary and the original turns follow it: where they differ, the turns are right.',
 };
 
-/** The default text of every template: its intro, the sections, the style rules. */
-export const DEFAULT_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = Object.fromEntries(
-  PROMPT_TEMPLATE_IDS.map((id) => [id, `${INTROS[id]}\n\n${SECTIONS_RULE}\n\n${STYLE_RULE}`]),
-) as Record<PromptTemplateId, string>;
+/** The default text of every template: its intro, the sections, the style rules; the native tools' prompts as they ship. */
+export const DEFAULT_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = {
+  ...(Object.fromEntries((Object.keys(INTROS) as Array<keyof typeof INTROS>).map((id) => [id, `${INTROS[id]}\n\n${SECTIONS_RULE}\n\n${STYLE_RULE}`])) as Record<keyof typeof INTROS, string>),
+  ...NATIVE_PROMPT_TEMPLATES,
+};
 
 export function isPromptTemplateId(x: string): x is PromptTemplateId {
   return (PROMPT_TEMPLATE_IDS as readonly string[]).includes(x);
@@ -155,6 +159,8 @@ export function templateIdFor(req: Pick<SummarizeRequest, 'purpose' | 'depth'>):
     case 'watermark':
     case 'chunk':
     case 'digest':
+    case 'codex':
+    case 'claude-code':
       return req.purpose;
     default: {
       const _exhaustive: never = req.purpose;
@@ -279,7 +285,7 @@ Your summary should include the following sections:
 Answer with your <analysis>…</analysis>, then the summary inside <summary>…</summary>, its sections numbered as above.`;
 
 /** What each request is, in the Claude Code style: the transcript is "the conversation so far" or summaries of it. */
-const CLAUDE_CODE_INTROS: Record<PromptTemplateId, string> = {
+const CLAUDE_CODE_INTROS: Record<Exclude<PromptTemplateId, NativeTemplateId>, string> = {
   leaf: 'The transcript below is one segment of a longer conversation between a user and an AI coding agent; a summary of what came before it may be given as context.',
   'condensed-1': 'The transcript below is a series of consecutive summaries of one conversation between a user and an AI coding agent, oldest first; summarize the whole conversation they cover, newest state winning.',
   'condensed-2plus': 'The transcript below is a series of consecutive summaries of one conversation between a user and an AI coding agent, each labelled with its depth, turns and time, oldest first; summarize the whole conversation they cover, newest state winning.',
@@ -289,10 +295,13 @@ const CLAUDE_CODE_INTROS: Record<PromptTemplateId, string> = {
   digest: 'A quick mechanical digest of a conversation segment is given as the previous summary, and the original turns follow it; where they differ, the turns are right.',
 };
 
-/** The Claude Code-style text of every template. */
-export const CLAUDE_CODE_PROMPT_TEMPLATES: Record<PromptTemplateId, string> = Object.fromEntries(
-  PROMPT_TEMPLATE_IDS.map((id) => [id, `${CLAUDE_CODE_INTROS[id]}\n\n${CLAUDE_CODE_BODY}`]),
-) as Record<PromptTemplateId, string>;
+/** The templates that ask for the hand-off (every one but the native tools' quoted prompts). */
+export const HANDOFF_TEMPLATE_IDS = PROMPT_TEMPLATE_IDS.filter((id): id is Exclude<PromptTemplateId, NativeTemplateId> => !(id in NATIVE_PROMPT_TEMPLATES));
+
+/** The Claude Code-style text of every hand-off template (the native tools' prompts stay as they ship). */
+export const CLAUDE_CODE_PROMPT_TEMPLATES: Record<Exclude<PromptTemplateId, NativeTemplateId>, string> = Object.fromEntries(
+  HANDOFF_TEMPLATE_IDS.map((id) => [id, `${CLAUDE_CODE_INTROS[id]}\n\n${CLAUDE_CODE_BODY}`]),
+) as Record<Exclude<PromptTemplateId, NativeTemplateId>, string>;
 
 export function isPromptPreset(x: string): x is PromptPreset {
   return (PROMPT_PRESETS as readonly string[]).includes(x);

@@ -109,5 +109,19 @@ export const generatedParams: Record<string, fc.Arbitrary<Record<string, unknown
   }),
   masking: fc.record({ maskWindow: fc.integer({ min: 0, max: 8 }) }),
   window: fc.record({ keepFirst: fc.integer({ min: 0, max: 4 }), maxTurns: fc.integer({ min: 1, max: 20 }) }),
+  codex: fc.record({
+    contextWindow: fc.integer({ min: 2_000, max: 150_000 }),
+    autoCompactTokenLimit: fc.constantFrom(0, 3_000, 20_000, 80_000),
+    userMessageMaxTokens: fc.constantFrom(0, 200, 2_000, 20_000),
+    summaryMaxTokens: fc.integer({ min: 64, max: 3_000 }),
+    contextMeasure: fc.constantFrom('auto', 'calibrated', 'transcript'),
+  }),
+  'claude-code': fc.record({
+    contextWindow: fc.integer({ min: 2_000, max: 200_000 }),
+    reservedSummaryTokens: fc.integer({ min: 0, max: 20_000 }),
+    bufferTokens: fc.integer({ min: 0, max: 13_000 }),
+    summaryMaxTokens: fc.integer({ min: 64, max: 4_000 }),
+    contextMeasure: fc.constantFrom('auto', 'calibrated', 'transcript'),
+  }),
   forgetting: fc.integer({ min: 4, max: 60 }).chain((maxSize) => fc.record({ maxSize: fc.constant(maxSize), keepFirst: fc.integer({ min: 0, max: Math.floor(maxSize / 2) - 1 }) })),
 };

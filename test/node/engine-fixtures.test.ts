@@ -46,9 +46,10 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 describe('every strategy on every fixture session', () => {
-  it('imports the 30 fixture sessions (26 + the 4 tau-bench records) and runs all 7 strategies on each, none failing', () => {
+  it('imports the 30 fixture sessions (26 + the 4 tau-bench records) and runs all 9 strategies on each, none failing', () => {
     expect(f.sessions).toHaveLength(30);
-    expect(first).toHaveLength(30 * 7);
+    expect(first).toHaveLength(30 * STRATEGIES.length);
+    expect(STRATEGIES).toHaveLength(9);
     const failed = first.filter((o) => o.result.status === 'failed' || o.result.status === 'cancelled').map((o) => `${o.strategy} on #${o.session}: ${o.result.error}`);
     expect(failed).toEqual([]);
     expect((f.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'").get() as { n: number }).n).toBe(0);

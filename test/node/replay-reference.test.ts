@@ -23,6 +23,8 @@ const POINTS: Record<StrategyName, Array<Record<string, unknown>>> = {
   masking: [{}, { maskWindow: 2 }, { maskWindow: 0 }],
   window: [{}, { maxTurns: 5 }, { keepFirst: 3, maxTurns: 2 }],
   forgetting: [{}, { maxSize: 20 }, { maxSize: 10, keepFirst: 2 }],
+  codex: [{}, { contextWindow: 30000 }, { contextWindow: 12000, userMessageMaxTokens: 500, contextMeasure: 'transcript' }, { autoCompactTokenLimit: 8000, summaryMaxTokens: 500 }],
+  'claude-code': [{}, { contextWindow: 50000 }, { contextWindow: 20000, reservedSummaryTokens: 2000, bufferTokens: 3000, contextMeasure: 'transcript' }, { contextWindow: 40000, summaryMaxTokens: 800, contextMeasure: 'calibrated' }],
 };
 
 describe('the fast replay equals the reference replay', () => {

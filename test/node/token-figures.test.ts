@@ -73,8 +73,8 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 describe('one token figure for one thing, on every fixture session', () => {
-  it('runs all 7 strategies on the 30 fixture sessions', () => {
-    expect(rows).toHaveLength(30 * 7);
+  it('runs all 9 strategies on the 30 fixture sessions', () => {
+    expect(rows).toHaveLength(30 * STRATEGIES.length);
     expect(rows.filter((r) => r.status === 'failed')).toEqual([]);
   });
 

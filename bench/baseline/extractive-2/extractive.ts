@@ -9,7 +9,7 @@
  * The extractive summarizer: offline, deterministic, model-free. The default summarizer,
  * the two-line strategy's emergency digest and the last rung of the tier ladder.
  *
- * Built on facts (shared/facts, issue 9): the span's facts are extracted once, then
+ * Built on facts (shared/facts): the span's facts are extracted once, then
  * written in sections true to their names, in this order (sections.ts):
  *   Goal and requests · State now (the latest todo list, and requests made after it) ·
  *   Files (with what was done to them) · Commands and results · Errors (fixed or not) ·

@@ -1,7 +1,7 @@
 /**
  * The sections of a summary, in order: one list for the extractive summarizer (which
  * writes them), the reader of its text (summary-facts.ts) and the model prompts, so
- * model and offline summaries read alike (issue 9).
+ * model and offline summaries read alike.
  */
 export const SUMMARY_SECTIONS = ['Goal and requests', 'State now', 'Files', 'Commands and results', 'Errors', 'Decisions', 'Key identifiers and figures'] as const;
 export type SummarySection = (typeof SUMMARY_SECTIONS)[number];

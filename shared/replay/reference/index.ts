@@ -16,6 +16,9 @@ import { referenceDag } from './dag.js';
 import { referenceRolling } from './rolling.js';
 import { referenceWatermark } from './watermark.js';
 import { referenceTwoLine } from './two-line.js';
+import type { CodexParams } from '../../strategies/codex.js';
+import type { ClaudeCodeParams } from '../../strategies/claude-code.js';
+import { referenceClaudeCode, referenceCodex } from './native.js';
 import { referenceForgetting, referenceMasking, referenceWindow } from './model-free.js';
 
 
@@ -36,6 +39,10 @@ export function referenceReplay(strategy: StrategyName, params: Record<string, n
       return referenceWindow(session, params as WindowParams);
     case 'forgetting':
       return referenceForgetting(session, params as ForgettingParams);
+    case 'codex':
+      return referenceCodex(session, params as CodexParams);
+    case 'claude-code':
+      return referenceClaudeCode(session, params as ClaudeCodeParams);
     default: {
       const _exhaustive: never = strategy;
       return _exhaustive;
