@@ -7,6 +7,8 @@
  */
 import type { z } from 'zod';
 import { jsonErrorReason } from '../importers/source.js';
+import { readOnlyReason, type DB } from '../store/db.js';
+import { databaseErrorOf, type DatabaseErrorCode } from '../store/db-errors.js';
 import { InputSchemas, StudioError, type Envelope, type OperationInput, type OperationName, type StudioApi } from '../../shared/contract.js';
 
 // Messages are capped: a hostile or broken request must not make us echo megabytes back.
@@ -52,13 +54,20 @@ export function parseJsonBody(body: string): unknown {
   }
 }
 
-/** Maps any thrown value to the Envelope error the window sees. */
-export function errorEnvelope(op: string, err: unknown): Envelope<never> {
+/**
+ * Maps any thrown value to the Envelope error the window sees. `db`, the service's connection,
+ * names the file in SQLite's failures of it (full, damaged, locked, read-only: db-errors.ts).
+ */
+export function errorEnvelope(op: string, err: unknown, db?: DB): Envelope<never> {
   if (err instanceof StudioError) return { ok: false, error: { code: err.code, message: truncate(err.message) } };
+  const dbError = db ? databaseErrorOf(err, db.name, readOnlyReason(db)) : null;
+  if (dbError) return { ok: false, error: { code: dbError.code, message: truncate(`${op} failed: ${dbError.message}`) } };
   if (err instanceof Error) {
     // Matched by name, not instanceof: the importer's ImportError and the planners'
     // ParamError are defined in modules this file should not depend on.
     switch (err.name) {
+      case 'DatabaseError':
+        return { ok: false, error: { code: (err as Error & { code: DatabaseErrorCode }).code, message: truncate(`${op} failed: ${err.message}`) } };
       case 'ImportError':
         return { ok: false, error: { code: 'import_error', message: truncate(err.message) } };
       case 'ParamError':
@@ -79,7 +88,7 @@ export function errorEnvelope(op: string, err: unknown): Envelope<never> {
  * Validates and runs one operation. Never throws: every failure is an Envelope.
  * `raw` is whatever arrived over the wire (parsed JSON or a structured-clone value).
  */
-export async function dispatchOperation(api: StudioApi, op: string, raw: unknown): Promise<Envelope<unknown>> {
+export async function dispatchOperation(api: StudioApi, op: string, raw: unknown, db?: DB): Promise<Envelope<unknown>> {
   if (!isOperationName(op)) {
     return { ok: false, error: { code: 'unknown_operation', message: truncate(`unknown operation: ${op}`) } };
   }
@@ -89,7 +98,7 @@ export async function dispatchOperation(api: StudioApi, op: string, raw: unknown
     const value = await run(input);
     return { ok: true, value };
   } catch (err) {
-    return errorEnvelope(op, err);
+    return errorEnvelope(op, err, db);
   }
 }
 

@@ -90,7 +90,8 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   // openDatabase closes the runs of processes that are gone (electron/store/run-owner.ts); a
   // live CLI's run is left alone.
   const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding, onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }) });
-  if (opts.importDemo ?? true) ensureDemoSession(db, opts.resourcesDir);
+  // A store opened read-only (a read-only file, a newer version's) is only read: no demo, no cleanup.
+  if (!db.readonly && (opts.importDemo ?? true)) ensureDemoSession(db, opts.resourcesDir);
 
   const listeners = new Set<(event: StudioEvent) => void>();
   emit = (event: StudioEvent) => {
@@ -125,7 +126,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     );
   };
   // A delete the app (or a killed CLI) left half done is finished now, in the background.
-  const pending = pendingDeletions(db);
+  const pending = db.readonly ? [] : pendingDeletions(db);
   if (pending.length > 0) deleteInBackground(pending);
   /** Every import runs in the worker: one transaction there, the main thread free meanwhile. */
   const importInWorker = async (source: ImportSource, format: string | undefined, jobId: string | undefined): Promise<ImportReport> => {
@@ -267,12 +268,12 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     db,
     runner,
     tasks,
-    dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput),
+    dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput, db),
     async importUpload(op, file) {
       try {
         return { ok: true, value: await importInWorker({ from: 'upload', op, file }, undefined, undefined) };
       } catch (err) {
-        return errorEnvelope(op, err);
+        return errorEnvelope(op, err, db);
       }
     },
     onEvent(listener) {

@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   compare: () => import('./compare.js'),
   ledger: () => import('./ledger.js'),
   sweep: () => import('./sweep.js'),
+  doctor: () => import('./doctor.js'),
 };
 
 /** The command named `name`, or null when there is none. */
