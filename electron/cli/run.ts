@@ -3,6 +3,8 @@
  * returns the exit code. Kept free of process globals (io carries stdout, stderr,
  * env, cwd) so tests can run it in-process as well as by spawning main.ts.
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
+import { holdEnvironmentSecrets } from '../services/secrets.js';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCliDatabasePath, openDatabase, readOnlyReason, type DB } from '../store/db.js';
@@ -75,7 +77,16 @@ function errorPayload(e: unknown, dbPath: string | null, db: DB | null): { code:
   return { code: (err as { code?: string }).code?.startsWith('SQLITE') ? 'database_error' : 'internal', message: err?.message ?? String(e) };
 }
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/** `out` with every held secret value removed from what is written (shared/redact.ts). */
+function redactingOutput(out: Output): Output {
+  return { write: (text: string) => out.write(redactHeldSecrets(text)), ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }) };
+}
+
+export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
+  // No secret this process holds (the environment's keys, a key a summarizer was built with)
+  // reaches stdout or stderr: every write passes through the redaction by value.
+  holdEnvironmentSecrets(given.env);
+  const io: CliIo = { ...given, stdout: redactingOutput(given.stdout), stderr: redactingOutput(given.stderr) };
   const jsonRequested = argv.includes('--json');
   let db: DB | null = null;
   let dbPath: string | null = null;

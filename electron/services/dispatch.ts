@@ -5,6 +5,7 @@
  * as data with a code from the contract's ERROR_CODES (shared/contract-names.ts), so the
  * renderer can show a readable message.
  */
+import { redactHeldSecrets, redactHeldSecretsIn } from '../../shared/redact.js';
 import type { z } from 'zod';
 import { jsonErrorReason } from '../importers/source.js';
 import { readOnlyReason, type DB } from '../store/db.js';
@@ -59,6 +60,12 @@ export function parseJsonBody(body: string): unknown {
  * names the file in SQLite's failures of it (full, damaged, locked, read-only: db-errors.ts).
  */
 export function errorEnvelope(op: string, err: unknown, db?: DB): Envelope<never> {
+  const envelope = envelopeOf(op, err, db);
+  // An error may quote an endpoint that echoed the key: no held secret value crosses the boundary.
+  return envelope.ok ? envelope : { ok: false, error: { code: envelope.error.code, message: redactHeldSecrets(envelope.error.message) } };
+}
+
+function envelopeOf(op: string, err: unknown, db?: DB): Envelope<never> {
   if (err instanceof StudioError) return { ok: false, error: { code: err.code, message: truncate(err.message) } };
   const dbError = db ? databaseErrorOf(err, db.name, readOnlyReason(db)) : null;
   if (dbError) return { ok: false, error: { code: dbError.code, message: truncate(`${op} failed: ${dbError.message}`) } };
@@ -96,7 +103,7 @@ export async function dispatchOperation(api: StudioApi, op: string, raw: unknown
     const input = validateInput(op, raw);
     const run = api[op] as (input: unknown) => Promise<unknown>;
     const value = await run(input);
-    return { ok: true, value };
+    return { ok: true, value: redactHeldSecretsIn(value) };
   } catch (err) {
     return errorEnvelope(op, err, db);
   }

@@ -3,6 +3,7 @@
  * browser-mode HTTP server): it owns the store connection, answers every operation of
  * the shared contract, runs passes in a worker, and emits StudioEvents.
  */
+import { holdSecret, redactHeldSecretsIn } from '../../shared/redact.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,7 +25,7 @@ import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation, errorEnvelope } from './dispatch.js';
 import type { ImportSource } from './pass-protocol.js';
 import { TaskRunner } from './task-runner.js';
-import { apiKeyFor, type SecretStore } from './secrets.js';
+import { apiKeyFor, holdEnvironmentSecrets, type SecretStore } from './secrets.js';
 import { requireSession, sessionDetail, sessionInfos, sessionUsage, turnMetaColumns } from './session-views.js';
 import { readSettings, writeSettings } from './settings-store.js';
 
@@ -84,6 +85,9 @@ export function defaultWorkerScript(moduleUrl: string = import.meta.url): Worker
 const REAP_INTERVAL_MS = 10_000;
 
 export async function createStudioService(opts: StudioServiceOptions): Promise<StudioService> {
+  // The environment's keys and the stored one are held by value: no text the app writes keeps them.
+  holdEnvironmentSecrets(process.env);
+  holdSecret(opts.secrets.getApiKey());
   if (opts.dbPath === ':memory:') throw new Error('the studio service needs a database file: the pass worker opens its own connection');
   // Forward declaration: the database may have to wait for a writer while it opens.
   let emit: (event: StudioEvent) => void = () => undefined;
@@ -94,7 +98,9 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   if (!db.readonly && (opts.importDemo ?? true)) ensureDemoSession(db, opts.resourcesDir);
 
   const listeners = new Set<(event: StudioEvent) => void>();
-  emit = (event: StudioEvent) => {
+  emit = (raw: StudioEvent) => {
+    // A run's error or a job's message may quote an endpoint that echoed the key.
+    const event = redactHeldSecretsIn(raw);
     for (const l of listeners) {
       try {
         l(event);

@@ -5,6 +5,7 @@
  * LRU-bounded by a monotonically increasing `last_used` counter (no clock: two writes in
  * the same millisecond still order correctly).
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
 import { writeTransaction, type DB } from './db.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { FactSet } from '../../shared/facts/index.js';
@@ -54,7 +55,7 @@ export function cachePut(db: DB, key: string, entry: CachedSummary, limit: numbe
       `INSERT INTO summary_cache(cache_key, text, token_count, tier, model, created_at, last_used, prompt_version, span_count, facts) VALUES (?,?,?,?,?,?,?,?,?,?)
        ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used,
          prompt_version = excluded.prompt_version, span_count = excluded.span_count, facts = excluded.facts`,
-    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null, entry.facts ? JSON.stringify(entry.facts) : null);
+    ).run(key, redactHeldSecrets(entry.text), entry.tokenCount, entry.tier, entry.model, new Date().toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null, entry.facts ? JSON.stringify(entry.facts) : null);
     const { n } = db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number };
     if (n > limit) {
       db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);

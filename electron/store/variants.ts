@@ -3,6 +3,7 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
 import { ledgersOf, retentionBySession } from './summary-facts.js';
 import crypto from 'node:crypto';
 import { writeTransaction, type DB } from './db.js';
@@ -207,11 +208,12 @@ export function startRun(db: DB, variantId: number, params: Record<string, unkno
 }
 
 export function finishRun(db: DB, runId: number, status: Exclude<RunStatus, 'running'>, stats: Record<string, unknown>, error: string | null = null): void {
-  db.prepare('UPDATE runs SET status = ?, ended_at = ?, stats = ?, error = ? WHERE id = ?').run(status, now(), stableJson(stats), error, runId);
+  // Endpoint texts may echo a key: no held secret value is stored (shared/redact.ts).
+  db.prepare('UPDATE runs SET status = ?, ended_at = ?, stats = ?, error = ? WHERE id = ?').run(status, now(), redactHeldSecrets(stableJson(stats)), error === null ? null : redactHeldSecrets(error), runId);
 }
 
 export function addRunEvent(db: DB, runId: number, kind: string, data: Record<string, unknown> = {}): void {
-  db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, stableJson(data));
+  db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, redactHeldSecrets(stableJson(data)));
 }
 
 /**
@@ -222,7 +224,7 @@ export function addRunEvent(db: DB, runId: number, kind: string, data: Record<st
 export function addRunEvents(db: DB, runId: number, kind: string, data: Iterable<Record<string, unknown>>): void {
   const stmt = db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)');
   const at = now();
-  for (const d of data) stmt.run(runId, at, kind, JSON.stringify(d));
+  for (const d of data) stmt.run(runId, at, kind, redactHeldSecrets(JSON.stringify(d)));
 }
 
 export function listRuns(db: DB, variantId: number): RunInfo[] {
@@ -275,7 +277,7 @@ export function insertSummary(db: DB, s: NewSummary): number {
         s.runId,
         s.kind,
         s.depth,
-        s.text,
+        redactHeldSecrets(s.text),
         s.tokenCount,
         s.tier,
         s.model,

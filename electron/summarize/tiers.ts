@@ -8,7 +8,7 @@
  * whatever rung it ended on last time.
  */
 import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
-import { redactSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets, redactSecrets } from '../../shared/redact.js';
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
@@ -195,7 +195,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
       attempts.push({ tier, error: rejected });
       continue;
     }
-    const text = result.text.trim();
+    // A model may echo its key too: the text is kept without it.
+    const text = redactHeldSecrets(result.text.trim());
     const key = keyOf(tier);
     const tokenCount = o.countTokens(text);
     // Facts describe the text as returned: kept only when the text was not trimmed.

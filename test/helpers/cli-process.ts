@@ -49,3 +49,10 @@ export function startCliProcess(args: readonly string[], o: SpawnOptions): { chi
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output, exited };
 }
+
+/** Runs the CLI to its end without blocking this process (a server in the test must answer it meanwhile). */
+export async function runCliAsync(args: readonly string[], o: SpawnOptions): Promise<CliRun> {
+  const { output, exited } = startCliProcess(args, o);
+  const code = await exited;
+  return { code, ...output };
+}
