@@ -3,9 +3,13 @@
  *   normal -> aggressive (half the target, lower temperature) when the output is not
  *   shorter than the input, is empty or the source verbatim, or the call fails
  *   -> fallback (the deterministic extractive summary, bounded).
- * The tier that produced the text is recorded on the summary. Each rung is looked up in
- * the summary cache before any call, so a re-run over unchanged content makes zero calls
- * whatever rung it ended on last time.
+ * The tier that produced the text is recorded on the summary. Each model rung is looked up
+ * in the summary cache before any call, so a re-run over unchanged content that a model
+ * summarized makes zero calls. The cache's identity of a summarizer is its kind, its model and
+ * its endpoint's origin (the same model name at another server is another model), and a
+ * fallback is keyed as one (tier 'fallback'): it is never served in place of a model's
+ * summary. A re-run after an outage asks the model again; the cached fallback is reused only
+ * once the model rungs have failed again.
  */
 import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
 import { redactHeldSecrets, redactSecrets } from '../../shared/redact.js';
@@ -148,17 +152,33 @@ export function aggressiveTarget(targetTokens: number): number {
   return Math.max(32, Math.floor(targetTokens / 2));
 }
 
+/**
+ * The summarizer as the cache knows it: `kind:model`, and `@origin` of its endpoint when it
+ * has one (an OpenAI-compatible server): a summary made by one server is not another's.
+ */
+export function summarizerIdentity(summarizer: Summarizer): string {
+  const baseURL = (summarizer as { baseURL?: unknown }).baseURL;
+  let origin: string | null = null;
+  if (typeof baseURL === 'string') {
+    try {
+      origin = new URL(baseURL).origin;
+    } catch {
+      origin = baseURL;
+    }
+  }
+  return `${summarizer.kind}:${summarizer.model}${origin === null ? '' : `@${origin}`}`;
+}
+
 /** Summarize through cache and ladder. Never returns empty text or the source verbatim. */
 export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary> {
-  const identity = `${o.summarizer.kind}:${o.summarizer.model}`;
+  const identity = summarizerIdentity(o.summarizer);
   const digest = spanDigest(o.request);
   const keyOf = (tier: SummaryTier) => summaryCacheKey({ request: o.request, digest, model: identity, promptVersion: o.summarizer.promptVersion, tier });
   const source = itemsToSourceText(o.request.items);
   const started = Date.now();
 
-  // Every rung's cache entry first: zero calls when this exact span was summarized before.
-  for (const tier of ['normal', 'aggressive', 'fallback'] as const) {
-    if (tier === 'fallback' && o.allowFallback === false) break;
+  // Every model rung's cache entry first: zero calls when a model summarized this exact span before.
+  for (const tier of ['normal', 'aggressive'] as const) {
     const key = keyOf(tier);
     const hit = cacheGet(o.db, key);
     if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started, ...(hit.facts ? { facts: hit.facts } : {}) };
@@ -209,8 +229,10 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
   }
   // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
-  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
+  const cached = cacheGet(o.db, key);
+  if (cached) return { text: cached.text, tier: 'fallback', model: cached.model, tokenCount: cached.tokenCount, cacheKey: key, cacheHit: true, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, ...(cached.facts ? { facts: cached.facts } : {}) };
+  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const tokenCount = o.countTokens(text);
   cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
   return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };
