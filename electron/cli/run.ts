@@ -4,6 +4,7 @@
  * env, cwd) so tests can run it in-process as well as by spawning main.ts.
  */
 import { redactHeldSecrets } from '../../shared/redact.js';
+import { StudioError } from '../../shared/contract.js';
 import { holdEnvironmentSecrets } from '../services/secrets.js';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -69,6 +70,8 @@ async function programHelp(): Promise<string> {
 function errorPayload(e: unknown, dbPath: string | null, db: DB | null): { code: string; message: string; file?: string; line?: number } {
   if (isImportError(e)) return { code: e.code, message: e.message, file: e.file, ...(e.line !== undefined ? { line: e.line } : {}) };
   if (e instanceof CliError) return { code: e.code, message: e.message };
+  // The contract's own errors (busy, not_found…) keep their code.
+  if (e instanceof StudioError) return { code: e.code, message: e.message };
   // The file itself failed (damaged, full, locked, read-only, cannot be opened): its path and what to do.
   const dbError = dbPath === null ? null : databaseErrorOf(e, dbPath, db ? readOnlyReason(db) : null);
   if (dbError) return { code: dbError.code, message: dbError.message, file: dbError.file };

@@ -83,7 +83,9 @@ export function getOrCreateVariant(db: DB, key: VariantKey): VariantInfo {
   const hash = variantKeyHash(key);
   const existing = db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? AND v.variant_key = ?`).get(key.sessionId, hash) as VariantRow | undefined;
   if (existing) return variantFromRow(existing);
-  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, prompt_overrides, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?,?)').run(
+  // One statement: another process creating the same variant between the look-up above and
+  // this insert makes it a no-op (then the row it wrote is read), never a UNIQUE failure.
+  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, prompt_overrides, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(session_id, variant_key) DO NOTHING').run(
     key.sessionId,
     key.strategy,
     stableJson(key.params),
