@@ -14,7 +14,7 @@ import { stableJson } from '../../shared/model/turn.js';
 import { compareVariants } from './compare.js';
 import { StudioError, type Envelope, type ImportReport, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
-import { markSessionForDeletion, pendingDeletions } from '../store/session-deletion.js';
+import { markSessionForDeletion } from '../store/session-deletion.js';
 import { listTurns, searchSummaries, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
 import { getSweepDetail, listSweeps } from '../store/sweeps.js';
@@ -93,7 +93,13 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
   let emit: (event: StudioEvent) => void = () => undefined;
   // openDatabase closes the runs of processes that are gone (electron/store/run-owner.ts); a
   // live CLI's run is left alone.
-  const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding, onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }) });
+  // What a killed process left (an import, a delete) is handed over at open and finished below, in the worker.
+  let pending: number[] = [];
+  const db = openDatabase(opts.dbPath, {
+    nativeBinding: opts.nativeBinding,
+    onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }),
+    resume: (ids) => (pending = ids),
+  });
   // A store opened read-only (a read-only file, a newer version's) is only read: no demo, no cleanup.
   if (!db.readonly && (opts.importDemo ?? true)) ensureDemoSession(db, opts.resourcesDir);
 
@@ -131,8 +137,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       },
     );
   };
-  // A delete the app (or a killed CLI) left half done is finished now, in the background.
-  const pending = db.readonly ? [] : pendingDeletions(db);
+  // A delete or an import the app (or a killed CLI) left half done is finished now, in the background.
   if (pending.length > 0) deleteInBackground(pending);
   /** Every import runs in the worker: one transaction there, the main thread free meanwhile. */
   const importInWorker = async (source: ImportSource, format: string | undefined, jobId: string | undefined): Promise<ImportReport> => {

@@ -21,6 +21,7 @@ import { migration012 } from './migrations/012-cache-facts.js';
 import { migration013 } from './migrations/013-mark-owner.js';
 import { migration014 } from './migrations/014-span-facts-optional.js';
 import { reapDeadRuns } from './run-owner.js';
+import { finishDeletions, pendingDeletions } from './session-deletion.js';
 import { corruptAdvice, DatabaseError, databaseErrorOf } from './db-errors.js';
 
 export type DB = Database.Database;
@@ -42,6 +43,14 @@ export interface OpenOptions {
    * pass false: the connection that started them checked the file a moment before.
    */
   check?: boolean;
+  /**
+   * What an interrupted process left (a killed import's hidden sessions, a killed delete's
+   * marked ones: session-deletion.ts `pendingDeletions`): 'now' (the default) finishes the
+   * deletes before openDatabase returns, whoever opens the store (the CLI, browser mode, the
+   * app); a function is handed their ids to finish them itself (the app, in its worker);
+   * 'none' leaves them (the workers: the connection that started them has resumed already).
+   */
+  resume?: 'now' | 'none' | ((sessionIds: number[]) => void);
 }
 
 /** How long any statement waits for a lock another connection holds. */
@@ -100,8 +109,16 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
     if (!readonly) {
       writesOutsideTransactionsWait(db);
       migrate(db, opts.toVersion ?? LATEST_VERSION);
-      // Any process that opens the database closes the runs of processes that are gone.
+      // Any process that opens the database closes the runs of processes that are gone,
+      // and finishes the imports and deletes they left half done, before anything else.
       if (schemaVersion(db) >= migration005.version) reapDeadRuns(db);
+      if (opts.resume !== 'none' && schemaVersion(db) >= migration013.version) {
+        const pending = pendingDeletions(db);
+        if (pending.length > 0) {
+          if (typeof opts.resume === 'function') opts.resume(pending);
+          else finishDeletions(db, pending);
+        }
+      }
     } else if (reason !== null && version < LATEST_VERSION) {
       // Asked for writing, found read-only and older than this app: its schema cannot be brought up to date.
       throw new DatabaseError('database_read_only', `${reason}; its schema (version ${version}) is older than this app's (${LATEST_VERSION}) and cannot be brought up to date without writing`, file);
