@@ -80,16 +80,33 @@ function errorPayload(e: unknown, dbPath: string | null, db: DB | null): { code:
   return { code: (err as { code?: string }).code?.startsWith('SQLITE') ? 'database_error' : 'internal', message: err?.message ?? String(e) };
 }
 
-/** `out` with every held secret value removed from what is written (shared/redact.ts). */
-function redactingOutput(out: Output): Output {
-  return { write: (text: string) => out.write(redactHeldSecrets(text)), ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }) };
+/**
+ * Control characters a terminal would act on (ESC starts a sequence that can retitle the window,
+ * move the cursor, hide text), written as `\u001b`: a file name or a title may carry them.
+ * Tab, newline and carriage return (the progress bar) stay.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+export function escapeForTerminal(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `out` with every held secret value removed from what is written (shared/redact.ts) and, on a
+ * terminal, its control characters escaped (a pipe or a file gets the bytes as they are; stderr,
+ * which carries messages and never data, is always escaped).
+ */
+function redactingOutput(out: Output, escapeAlways = false): Output {
+  const tty = escapeAlways || out.isTTY === true;
+  return { write: (text: string) => out.write(tty ? escapeForTerminal(redactHeldSecrets(text)) : redactHeldSecrets(text)), ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }) };
 }
 
 export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
   // No secret this process holds (the environment's keys, a key a summarizer was built with)
   // reaches stdout or stderr: every write passes through the redaction by value.
   holdEnvironmentSecrets(given.env);
-  const io: CliIo = { ...given, stdout: redactingOutput(given.stdout), stderr: redactingOutput(given.stderr) };
+  const io: CliIo = { ...given, stdout: redactingOutput(given.stdout), stderr: redactingOutput(given.stderr, true) };
   const jsonRequested = argv.includes('--json');
   let db: DB | null = null;
   let dbPath: string | null = null;

@@ -23,6 +23,8 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Run as this user id (needs root): `setpriv` drops to it and its group. */
   uid?: number;
+  /** runCliProcess: kill it after this long (default 120 s). */
+  timeoutMs?: number;
 }
 
 function command(args: readonly string[], o: SpawnOptions): { file: string; argv: string[]; env: NodeJS.ProcessEnv } {
@@ -35,7 +37,7 @@ function command(args: readonly string[], o: SpawnOptions): { file: string; argv
 /** Runs the CLI to its end. */
 export function runCliProcess(args: readonly string[], o: SpawnOptions): CliRun {
   const c = command(args, o);
-  const r = spawnSync(c.file, c.argv, { cwd: o.cwd, encoding: 'utf8', env: c.env, timeout: 120_000 });
+  const r = spawnSync(c.file, c.argv, { cwd: o.cwd, encoding: 'utf8', env: c.env, timeout: o.timeoutMs ?? 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
