@@ -174,7 +174,11 @@ function unwritableReason(file: string): string | null {
   return null;
 }
 
-/** `PRAGMA quick_check`: the file's pages and records are well formed (not the indexes' contents: `doctor` checks those). */
+/**
+ * `PRAGMA quick_check`: the file's pages and records are well formed (not the indexes' contents:
+ * `doctor` checks those). Linear in the file: 260 ms for a 79 MB store of 100,000 turns on this
+ * 2-core machine (about 3 ms per MB), paid once per open of the main connection.
+ */
 function quickCheck(db: DB, file: string): void {
   let problems: string[];
   try {
