@@ -24,6 +24,15 @@ export const ERROR_CODES = [
   /** A job (an import) stopped by cancelJob: nothing of it was written. */
   'cancelled',
   'internal',
+  // The database file itself (electron/store/db-errors.ts): each message names the file and what to do.
+  /** Damaged (the quick check on open, or a read that met the damage). */
+  'database_corrupt',
+  /** The disk holding it is full: the change was rolled back. */
+  'database_full',
+  /** It cannot be opened, read or written (a missing folder, no permission, an I/O error). */
+  'database_unavailable',
+  /** Opened read-only (a read-only file, or one written by a newer version of the app): writes are refused. */
+  'database_read_only',
   // The IPC sender check (electron/shell/ipc.ts).
   'forbidden',
   // The browser-mode server's transport failures (electron/server/http-server.ts).

@@ -58,7 +58,12 @@ export const FallbackLadderSchema = z
  */
 export const SummarizerConfigSchema = z.object({
   kind: z.enum(['extractive', 'openai']),
-  baseURL: z.string().url().optional(),
+  /** An OpenAI-compatible endpoint: http or https only (a file: or javascript: URL is refused). */
+  baseURL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
+    .optional(),
   model: z.string().min(1).optional(),
   prompts: PromptOverridesSchema.optional(),
   fallbackLadder: FallbackLadderSchema.optional(),

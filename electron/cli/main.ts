@@ -5,6 +5,15 @@
  */
 import { runCli } from './run.js';
 
+// A reader that stops early (`sessions --json | head -c 10`) closes the pipe: end quietly, as
+// other command-line tools do, instead of a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 const controller = new AbortController();
 process.on('SIGINT', () => {
   // First Ctrl-C asks the running command to stop; a second one exits at once.

@@ -3,9 +3,13 @@
  * returns the exit code. Kept free of process globals (io carries stdout, stderr,
  * env, cwd) so tests can run it in-process as well as by spawning main.ts.
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
+import { StudioError } from '../../shared/contract.js';
+import { holdEnvironmentSecrets } from '../services/secrets.js';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { defaultCliDatabasePath, openDatabase, type DB } from '../store/db.js';
+import { defaultCliDatabasePath, openDatabase, readOnlyReason, type DB } from '../store/db.js';
+import { databaseErrorOf } from '../store/db-errors.js';
 import { isImportError } from '../importers/errors.js';
 import { COMMANDS, loadCommand } from './commands/index.js';
 import { CliError, UsageError, type CliCommand, type CommandContext, type OptionSpec, type Output } from './framework.js';
@@ -63,18 +67,51 @@ async function programHelp(): Promise<string> {
   ].join('\n');
 }
 
-function errorPayload(e: unknown): { code: string; message: string; file?: string; line?: number } {
+function errorPayload(e: unknown, dbPath: string | null, db: DB | null): { code: string; message: string; file?: string; line?: number } {
   if (isImportError(e)) return { code: e.code, message: e.message, file: e.file, ...(e.line !== undefined ? { line: e.line } : {}) };
   if (e instanceof CliError) return { code: e.code, message: e.message };
+  // The contract's own errors (busy, not_found…) keep their code.
+  if (e instanceof StudioError) return { code: e.code, message: e.message };
+  // The file itself failed (damaged, full, locked, read-only, cannot be opened): its path and what to do.
+  const dbError = dbPath === null ? null : databaseErrorOf(e, dbPath, db ? readOnlyReason(db) : null);
+  if (dbError) return { code: dbError.code, message: dbError.message, file: dbError.file };
   const err = e as Error;
   // SQLite's own messages (e.g. the immutability triggers) are meaningful as they are.
   return { code: (err as { code?: string }).code?.startsWith('SQLITE') ? 'database_error' : 'internal', message: err?.message ?? String(e) };
 }
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Control characters a terminal would act on (ESC starts a sequence that can retitle the window,
+ * move the cursor, hide text), written as `\u001b`: a file name or a title may carry them.
+ * Tab, newline and carriage return (the progress bar) stay.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+export function escapeForTerminal(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `out` with every held secret value removed from what is written (shared/redact.ts) and, on a
+ * terminal, its control characters escaped (a pipe or a file gets the bytes as they are; stderr,
+ * which carries messages and never data, is always escaped).
+ */
+function redactingOutput(out: Output, escapeAlways = false): Output {
+  const tty = escapeAlways || out.isTTY === true;
+  return { write: (text: string) => out.write(tty ? escapeForTerminal(redactHeldSecrets(text)) : redactHeldSecrets(text)), ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }) };
+}
+
+export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
+  // No secret this process holds (the environment's keys, a key a summarizer was built with)
+  // reaches stdout or stderr: every write passes through the redaction by value.
+  holdEnvironmentSecrets(given.env);
+  const io: CliIo = { ...given, stdout: redactingOutput(given.stdout), stderr: redactingOutput(given.stderr, true) };
   const jsonRequested = argv.includes('--json');
+  let db: DB | null = null;
+  let dbPath: string | null = null;
   const reportError = (e: unknown, command?: string): number => {
-    const payload = errorPayload(e);
+    const payload = errorPayload(e, dbPath, db);
     const exitCode = e instanceof CliError ? e.exitCode : 1;
     if (jsonRequested) io.stderr.write(`${JSON.stringify({ error: payload })}\n`);
     else {
@@ -96,7 +133,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const cmd = await loadCommand(name);
   if (!cmd) return reportError(new UsageError(`unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`));
 
-  let db: DB | null = null;
   try {
     const options = { ...GLOBAL_OPTIONS, ...cmd.options };
     let parsed: { values: Record<string, unknown>; positionals: string[] };
@@ -119,15 +155,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (cmd.minPositionals !== undefined && positionals.length < cmd.minPositionals) throw new UsageError(`${cmd.name}: missing arguments (usage: ${PROGRAM} ${cmd.usage})`);
     if (cmd.maxPositionals !== undefined && positionals.length > cmd.maxPositionals) throw new UsageError(`${cmd.name}: too many arguments (usage: ${PROGRAM} ${cmd.usage})`);
     const dbOption = parsed.values.db;
-    const dbPath = typeof dbOption === 'string' && dbOption.length > 0 ? path.resolve(io.cwd, dbOption) : defaultCliDatabasePath(io.env);
+    dbPath = typeof dbOption === 'string' && dbOption.length > 0 ? path.resolve(io.cwd, dbOption) : defaultCliDatabasePath(io.env);
+    const dbFile = dbPath;
     const jsonMode = parsed.values.json === true;
     const ctx: CommandContext = {
       positionals,
       options: parsed.values as CommandContext['options'],
       jsonMode,
-      dbPath,
+      dbPath: dbFile,
       // A write that must wait for another process (the app compacting) says so instead of failing.
-      openDb: () => (db ??= openDatabase(dbPath, { onWriteWait: (message) => void io.stderr.write(`${PROGRAM}: ${message}\n`) })),
+      openDb: () => {
+        if (db) return db;
+        db = openDatabase(dbFile, { onWriteWait: (message) => void io.stderr.write(`${PROGRAM}: ${message}\n`) });
+        // Opened read-only (a read-only file, a newer schema): said once; a write then fails with the same reason.
+        const readOnly = readOnlyReason(db);
+        if (readOnly !== null) io.stderr.write(`${PROGRAM}: warning: ${readOnly}\n`);
+        return db;
+      },
       out: (line) => void io.stdout.write(`${line}\n`),
       err: (line) => void io.stderr.write(`${line}\n`),
       json: (value) => void io.stdout.write(`${JSON.stringify(value)}\n`),

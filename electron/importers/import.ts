@@ -14,7 +14,7 @@
  *   `setSettings`, gets the lock between chunks within tens of milliseconds) with its sessions hidden
  *   under the delete mark (electron/store/session-deletion.ts) until the last, small step
  *   reveals them all at once; a failure or cancel deletes what was committed, and an import
- *   that dies half-way is finished as a delete by the next start.
+ *   that dies half-way is finished as a delete by whoever opens the store next (openDatabase).
  * - Duplicates: the sha256 of the bytes is checked before parsing; content already in
  *   the store is reported with `duplicate: true`, not imported again; content another import
  *   is writing right now (hidden, its hash held) fails with "being imported", never twice.

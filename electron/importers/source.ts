@@ -41,6 +41,8 @@ export function inspectFile(filePath: string, displayName: string): FileFacts {
     throw new ImportError(displayName, `cannot read ${filePath}: ${(e as Error).message}`);
   }
   if (stat.isDirectory()) throw new ImportError(displayName, `${filePath} is a directory: expected a transcript file`);
+  // A FIFO, a socket or a device would block the read (or never end): only regular files are read.
+  if (!stat.isFile()) throw new ImportError(displayName, `${filePath} is not a regular file (a pipe, a socket or a device): expected a transcript file`);
   const hash = crypto.createHash('sha256');
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let offset = 0;
@@ -215,6 +217,53 @@ function stripCr(s: string): string {
   return s.endsWith('\r') ? s.slice(0, -1) : s;
 }
 
+/**
+ * The deepest nesting of arrays and objects a record may have. JSON.parse takes any depth, but
+ * every later step that walks a value recursively (stableJson, the block texts) would overflow
+ * the stack on 10,000 levels: such a record is refused when it is read, naming its file and line.
+ */
+export const MAX_JSON_NESTING = 1_000;
+
+/**
+ * The line and column (1-based) where `text` nests deeper than `max`, or null. One scan of the
+ * characters, jumping over strings (indexOf: most of a transcript is string); a text no longer
+ * than `max` is not scanned.
+ */
+export function nestingTooDeep(text: string, max: number = MAX_JSON_NESTING): { line: number; column: number } | null {
+  if (text.length <= max) return null;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: jump to its closing quote (one not escaped by an odd run of backslashes).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return null; // not valid JSON: JSON.parse said so first
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) {
+        const lineStart = text.lastIndexOf('\n', i) + 1;
+        let line = 1;
+        for (let n = text.indexOf('\n'); n !== -1 && n < i; n = text.indexOf('\n', n + 1)) line++;
+        return { line, column: i - lineStart + 1 };
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return null;
+}
+
+function refuseDeepNesting(text: string, displayName: string, line: number | undefined): void {
+  const at = nestingTooDeep(text);
+  if (at === null) return;
+  const where = line === undefined ? `line ${at.line}, column ${at.column}` : `column ${at.column}`;
+  throw new ImportError(displayName, `the JSON nests more than ${MAX_JSON_NESTING.toLocaleString('en-US')} levels of arrays and objects deep (at ${where}): expected a transcript record`, line ?? at.line);
+}
+
 export interface JsonlRecord {
   line: number;
   value: unknown;
@@ -230,6 +279,7 @@ export function* jsonlRecords(lines: Iterable<Line>, displayName: string): Gener
     } catch (e) {
       throw new ImportError(displayName, `not valid JSON (${jsonErrorReason(e as Error, text)}): expected one JSON object per line`, line);
     }
+    refuseDeepNesting(text, displayName, line);
     yield { line, value };
   }
 }
@@ -255,11 +305,14 @@ export function readDocumentText(filePath: string, displayName: string, size: nu
 
 /** JSON.parse with an error that says where and what: truncated input is called out as such. */
 export function parseJsonDocument(text: string, displayName: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ImportError(displayName, `not valid JSON (${jsonErrorReason(e as Error, text)}): expected one complete JSON document`);
   }
+  refuseDeepNesting(text, displayName, undefined);
+  return value;
 }
 
 /** "the JSON ends early (truncated)" or "<V8 message> at line L, column C". */

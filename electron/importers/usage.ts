@@ -9,9 +9,9 @@ type Figures = Omit<ImportedCallUsage, 'messageId' | 'model' | 'timestamp'>;
 
 const NO_FIGURES: Figures = { inputTokens: null, cacheWrite5mTokens: null, cacheWrite1hTokens: null, cacheReadTokens: null, outputTokens: null };
 
-/** A token figure: a non-negative integer, else null. */
+/** A token figure: a non-negative whole number SQLite's INTEGER holds exactly (a safe integer: 1e30 is not), else null. */
 export function tokenFigure(v: unknown): number | null {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
 
 function asObject(v: unknown): Record<string, unknown> | null {

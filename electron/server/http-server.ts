@@ -20,9 +20,9 @@
  * The paths (HTTP_API_PREFIX, HTTP_EVENTS_PATH) and error codes are the contract's
  * (shared/contract-names.ts).
  */
+import { createSpoolFolder, removeAbandonedSpools } from './upload-spool.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -103,6 +103,9 @@ function formatBytes(n: number): string {
 /** A request body: small ones in memory, larger ones streamed to a temporary file as they arrive. */
 type RequestBody = { kind: 'memory'; text: string } | { kind: 'file'; path: string; bytes: number };
 
+/** The body limit of every operation but the imports (413 names it). */
+export const MAX_OPERATION_BODY_BYTES = 1024 * 1024;
+
 /** Bodies up to this size stay in memory; beyond it the body goes to a temp file, chunk by chunk. */
 export const SPOOL_ABOVE_BYTES = 1024 * 1024;
 
@@ -112,11 +115,12 @@ export const SPOOL_ABOVE_BYTES = 1024 * 1024;
  * bytes (declared or counted) it answers 413 naming the limit, deletes what was written and
  * resolves null; also null when the client went away mid-upload.
  */
-function receiveBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number, uploadDir: string): Promise<RequestBody | null> {
+function receiveBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number, uploadDir: string, isImport: boolean): Promise<RequestBody | null> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   const tooLarge = () => {
     res.setHeader('Connection', 'close');
-    transportError(res, 413, 'payload_too_large', `request body larger than ${formatBytes(limit)}; import a file this large from the command line (compaction-studio import FILE --db …)`);
+    const advice = isImport ? 'import a file this large from the command line (compaction-studio import FILE --db …)' : 'the limit of every operation but importText and importTexts';
+    transportError(res, 413, 'payload_too_large', `request body larger than ${formatBytes(limit)}; ${advice}`);
     // Stop reading the rest of an oversized upload once the answer is out (destroying the
     // socket before could lose the 413 the client is meant to read).
     res.once('finish', () => req.destroy());
@@ -193,7 +197,13 @@ function guardHost(req: http.IncomingMessage, res: http.ServerResponse, port: nu
     transportError(res, 403, 'forbidden_host', `requests must be addressed to 127.0.0.1:${port} or localhost:${port}`);
     return null;
   }
-  return new URL(req.url ?? '/', `http://${host}`);
+  try {
+    return new URL(req.url ?? '/', `http://${host}`);
+  } catch {
+    // `GET http://[::1 HTTP/1.1`: a request target that is no URL is the client's error, not ours.
+    transportError(res, 400, 'bad_path', `the request target ${JSON.stringify((req.url ?? '').slice(0, 80))} is not a valid URL`);
+    return null;
+  }
 }
 
 /** A browser sends Origin on cross-origin requests; only our own page may call the API. False when refused (answered). */
@@ -273,7 +283,10 @@ async function handleApiCall(req: http.IncomingMessage, res: http.ServerResponse
     req.resume();
     return;
   }
-  const body = await receiveBody(req, res, maxBody, uploadDir);
+  // Only an import may send a large body (the worker parses it); any other operation's input is
+  // small, and parsing a huge one on this thread would stop every other request meanwhile.
+  const isImport = op === 'importText' || op === 'importTexts';
+  const body = await receiveBody(req, res, isImport ? maxBody : Math.min(maxBody, MAX_OPERATION_BODY_BYTES), uploadDir, isImport);
   if (body === null) return;
   let answer: { status: number; envelope: Envelope<unknown> };
   try {
@@ -306,7 +319,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Our own folder (mode 0700) unless the caller names one; removed on close.
   const ownUploadDir = opts.uploadDir === undefined;
-  const uploadDir = opts.uploadDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'compaction-studio-uploads-'));
+  // The spools of servers that were killed (they could not remove theirs) go first.
+  if (ownUploadDir) removeAbandonedSpools();
+  const uploadDir = opts.uploadDir ?? createSpoolFolder();
   const service = await createStudioService({
     dbPath: opts.dbPath ?? defaultCliDatabasePath(),
     resourcesDir: opts.resourcesDir ?? path.join(PROJECT_ROOT, 'resources'),

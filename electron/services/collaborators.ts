@@ -3,6 +3,7 @@
  * from the store, for the service and the CLI. (The service calls the importers and the
  * demo directly; the engine is called from pass-job.ts.)
  */
+import { redactHeldSecretsIn } from '../../shared/redact.js';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurns } from '../store/turns.js';
@@ -52,10 +53,12 @@ export function exportFor(db: DB, variantId: number, format: ExportFormat): Expo
   if (!variant) throw new StudioError('not_found', `variant ${variantId} does not exist`);
   const session = getSession(db, variant.sessionId);
   if (!session) throw new StudioError('not_found', `session ${variant.sessionId} does not exist`);
-  return exportVariant(format, {
+  const file = exportVariant(format, {
     session: { id: session.id, title: session.title, format: session.format, sourceFile: session.sourceFile, tokenizer: session.tokenizer },
     replay: replayFor(db, variantId),
     summaries: listSummaries(db, variantId),
     variant: { id: variant.id, strategy: variant.strategy, params: variant.params, summarizer: variant.summarizer },
   });
+  // What is exported leaves the app: no held secret value goes with it (shared/redact.ts).
+  return redactHeldSecretsIn(file);
 }

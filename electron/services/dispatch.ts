@@ -5,8 +5,11 @@
  * as data with a code from the contract's ERROR_CODES (shared/contract-names.ts), so the
  * renderer can show a readable message.
  */
+import { redactHeldSecrets, redactHeldSecretsIn } from '../../shared/redact.js';
 import type { z } from 'zod';
 import { jsonErrorReason } from '../importers/source.js';
+import { readOnlyReason, type DB } from '../store/db.js';
+import { databaseErrorOf, type DatabaseErrorCode } from '../store/db-errors.js';
 import { InputSchemas, StudioError, type Envelope, type OperationInput, type OperationName, type StudioApi } from '../../shared/contract.js';
 
 // Messages are capped: a hostile or broken request must not make us echo megabytes back.
@@ -52,13 +55,26 @@ export function parseJsonBody(body: string): unknown {
   }
 }
 
-/** Maps any thrown value to the Envelope error the window sees. */
-export function errorEnvelope(op: string, err: unknown): Envelope<never> {
+/**
+ * Maps any thrown value to the Envelope error the window sees. `db`, the service's connection,
+ * names the file in SQLite's failures of it (full, damaged, locked, read-only: db-errors.ts).
+ */
+export function errorEnvelope(op: string, err: unknown, db?: DB): Envelope<never> {
+  const envelope = envelopeOf(op, err, db);
+  // An error may quote an endpoint that echoed the key: no held secret value crosses the boundary.
+  return envelope.ok ? envelope : { ok: false, error: { code: envelope.error.code, message: redactHeldSecrets(envelope.error.message) } };
+}
+
+function envelopeOf(op: string, err: unknown, db?: DB): Envelope<never> {
   if (err instanceof StudioError) return { ok: false, error: { code: err.code, message: truncate(err.message) } };
+  const dbError = db ? databaseErrorOf(err, db.name, readOnlyReason(db)) : null;
+  if (dbError) return { ok: false, error: { code: dbError.code, message: truncate(`${op} failed: ${dbError.message}`) } };
   if (err instanceof Error) {
     // Matched by name, not instanceof: the importer's ImportError and the planners'
     // ParamError are defined in modules this file should not depend on.
     switch (err.name) {
+      case 'DatabaseError':
+        return { ok: false, error: { code: (err as Error & { code: DatabaseErrorCode }).code, message: truncate(`${op} failed: ${err.message}`) } };
       case 'ImportError':
         return { ok: false, error: { code: 'import_error', message: truncate(err.message) } };
       case 'ParamError':
@@ -79,7 +95,7 @@ export function errorEnvelope(op: string, err: unknown): Envelope<never> {
  * Validates and runs one operation. Never throws: every failure is an Envelope.
  * `raw` is whatever arrived over the wire (parsed JSON or a structured-clone value).
  */
-export async function dispatchOperation(api: StudioApi, op: string, raw: unknown): Promise<Envelope<unknown>> {
+export async function dispatchOperation(api: StudioApi, op: string, raw: unknown, db?: DB): Promise<Envelope<unknown>> {
   if (!isOperationName(op)) {
     return { ok: false, error: { code: 'unknown_operation', message: truncate(`unknown operation: ${op}`) } };
   }
@@ -87,9 +103,9 @@ export async function dispatchOperation(api: StudioApi, op: string, raw: unknown
     const input = validateInput(op, raw);
     const run = api[op] as (input: unknown) => Promise<unknown>;
     const value = await run(input);
-    return { ok: true, value };
+    return { ok: true, value: redactHeldSecretsIn(value) };
   } catch (err) {
-    return errorEnvelope(op, err);
+    return errorEnvelope(op, err, db);
   }
 }
 

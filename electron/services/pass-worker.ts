@@ -34,7 +34,7 @@ async function runPass(job: PassJob): Promise<void> {
   port.on('message', (msg: ToWorker) => {
     if (msg.type === 'cancel') controller.abort(new Error('cancelled by the user'));
   });
-  const db = openDatabase(dbPath, { nativeBinding });
+  const db = openDatabase(dbPath, { nativeBinding, check: false, resume: 'none' });
   let started = false;
   try {
     const outcome = await runPassJob(db, job, {
@@ -62,7 +62,7 @@ function runTask(task: TaskJob, cancelFlag: SharedArrayBuffer): void {
   const post = (msg: FromTaskWorker) => port.postMessage(msg);
   let db: ReturnType<typeof openDatabase> | null = null;
   try {
-    db = openDatabase(dbPath, { nativeBinding });
+    db = openDatabase(dbPath, { nativeBinding, check: false, resume: 'none' });
     const result = runTaskJob(db, task, {
       cancelled: () => Atomics.load(flag, 0) === 1,
       onProgress: (p) => post({ type: 'task-progress', ...p }),

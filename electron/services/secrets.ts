@@ -9,6 +9,7 @@
  * origin never sends it: the window (or an API caller) cannot redirect the key to a server
  * of its choosing by changing the base URL; the key has to be entered again for that origin.
  */
+import { holdSecret } from '../../shared/redact.js';
 import { StudioError, type SummarizerConfig } from '../../shared/contract.js';
 
 /** The origin of the default summarizer endpoint (https://api.openai.com/v1). */
@@ -43,10 +44,19 @@ export function originOf(baseURL: string | undefined): string {
  * summarizer needs none (extractive). Throws when a key is stored for another origin
  * than the summarizer's: the run fails before any request instead of sending the key away.
  */
+/** Environment variables whose values are secrets (held by value, shared/redact.ts): …_API_KEY, …_TOKEN, …_SECRET, …_PASSWORD. */
+const SECRET_ENV_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)/i;
+
+/** Holds the literal values of the environment's secrets, so no text this process writes keeps them. */
+export function holdEnvironmentSecrets(env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(env)) if (value && SECRET_ENV_NAME.test(name)) holdSecret(value);
+}
+
 export function apiKeyFor(secrets: SecretStore, summarizer: SummarizerConfig): string | undefined {
   if (summarizer.kind !== 'openai') return undefined;
   const key = secrets.getApiKey();
   if (key === null) return undefined;
+  holdSecret(key);
   const stored = secrets.getApiKeyOrigin() ?? DEFAULT_KEY_ORIGIN;
   const target = originOf(summarizer.baseURL);
   if (stored !== target) {

@@ -3,6 +3,7 @@
  * validation, over the store's `settings` table (electron/store/settings.ts). The API
  * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
+import { holdSecret } from '../../shared/redact.js';
 import { writeTransaction, type DB } from '../store/db.js';
 import { readSetting, readUserContextWindows, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';
@@ -48,6 +49,7 @@ export function writeSettings(db: DB, secrets: SecretStore, input: OperationInpu
     if (input.prices !== undefined) writeSetting(db, 'prices', input.prices);
     if (input.contextWindows !== undefined) writeSetting(db, 'contextWindows', input.contextWindows);
   });
+  holdSecret(input.apiKey);
   if (input.apiKey !== undefined) secrets.setApiKey(input.apiKey === '' ? null : input.apiKey, keyOrigin);
   return readSettings(db, secrets);
 }

@@ -3,6 +3,7 @@
  * browser-mode HTTP server): it owns the store connection, answers every operation of
  * the shared contract, runs passes in a worker, and emits StudioEvents.
  */
+import { holdSecret, redactHeldSecretsIn } from '../../shared/redact.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +14,7 @@ import { stableJson } from '../../shared/model/turn.js';
 import { compareVariants } from './compare.js';
 import { StudioError, type Envelope, type ImportReport, type StudioApi, type StudioEvent } from '../../shared/contract.js';
 import { openDatabase, type DB } from '../store/db.js';
-import { markSessionForDeletion, pendingDeletions } from '../store/session-deletion.js';
+import { markSessionForDeletion } from '../store/session-deletion.js';
 import { listTurns, searchSummaries, searchTurns } from '../store/turns.js';
 import { reapDeadRuns } from '../store/run-owner.js';
 import { getSweepDetail, listSweeps } from '../store/sweeps.js';
@@ -24,7 +25,7 @@ import { CompactionRunner, type WorkerScript } from './compaction-runner.js';
 import { dispatchOperation, errorEnvelope } from './dispatch.js';
 import type { ImportSource } from './pass-protocol.js';
 import { TaskRunner } from './task-runner.js';
-import { apiKeyFor, type SecretStore } from './secrets.js';
+import { apiKeyFor, holdEnvironmentSecrets, type SecretStore } from './secrets.js';
 import { requireSession, sessionDetail, sessionInfos, sessionUsage, turnMetaColumns } from './session-views.js';
 import { readSettings, writeSettings } from './settings-store.js';
 
@@ -84,16 +85,28 @@ export function defaultWorkerScript(moduleUrl: string = import.meta.url): Worker
 const REAP_INTERVAL_MS = 10_000;
 
 export async function createStudioService(opts: StudioServiceOptions): Promise<StudioService> {
+  // The environment's keys and the stored one are held by value: no text the app writes keeps them.
+  holdEnvironmentSecrets(process.env);
+  holdSecret(opts.secrets.getApiKey());
   if (opts.dbPath === ':memory:') throw new Error('the studio service needs a database file: the pass worker opens its own connection');
   // Forward declaration: the database may have to wait for a writer while it opens.
   let emit: (event: StudioEvent) => void = () => undefined;
   // openDatabase closes the runs of processes that are gone (electron/store/run-owner.ts); a
   // live CLI's run is left alone.
-  const db = openDatabase(opts.dbPath, { nativeBinding: opts.nativeBinding, onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }) });
-  if (opts.importDemo ?? true) ensureDemoSession(db, opts.resourcesDir);
+  // What a killed process left (an import, a delete) is handed over at open and finished below, in the worker.
+  let pending: number[] = [];
+  const db = openDatabase(opts.dbPath, {
+    nativeBinding: opts.nativeBinding,
+    onWriteWait: (message) => emit({ type: 'notice', kind: 'info', title: 'Waiting for another process', message }),
+    resume: (ids) => (pending = ids),
+  });
+  // A store opened read-only (a read-only file, a newer version's) is only read: no demo, no cleanup.
+  if (!db.readonly && (opts.importDemo ?? true)) ensureDemoSession(db, opts.resourcesDir);
 
   const listeners = new Set<(event: StudioEvent) => void>();
-  emit = (event: StudioEvent) => {
+  emit = (raw: StudioEvent) => {
+    // A run's error or a job's message may quote an endpoint that echoed the key.
+    const event = redactHeldSecretsIn(raw);
     for (const l of listeners) {
       try {
         l(event);
@@ -124,8 +137,7 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
       },
     );
   };
-  // A delete the app (or a killed CLI) left half done is finished now, in the background.
-  const pending = pendingDeletions(db);
+  // A delete or an import the app (or a killed CLI) left half done is finished now, in the background.
   if (pending.length > 0) deleteInBackground(pending);
   /** Every import runs in the worker: one transaction there, the main thread free meanwhile. */
   const importInWorker = async (source: ImportSource, format: string | undefined, jobId: string | undefined): Promise<ImportReport> => {
@@ -267,12 +279,12 @@ export async function createStudioService(opts: StudioServiceOptions): Promise<S
     db,
     runner,
     tasks,
-    dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput),
+    dispatch: (op, rawInput) => dispatchOperation(api, op, rawInput, db),
     async importUpload(op, file) {
       try {
         return { ok: true, value: await importInWorker({ from: 'upload', op, file }, undefined, undefined) };
       } catch (err) {
-        return errorEnvelope(op, err);
+        return errorEnvelope(op, err, db);
       }
     },
     onEvent(listener) {

@@ -8,6 +8,11 @@
  * Cancel sets a flag in shared memory that the job reads between turns (an import: its open
  * chunk rolls back and its committed chunks are deleted) and between batches (a delete: the rest stays marked and the
  * next start finishes it); a worker that does not stop in time is terminated.
+ *
+ * Imports come from a pool of IMPORT_WORKERS workers with a queue: fifty uploads at once run
+ * two at a time (each a worker of a few hundred MB at its peak), the others wait their turn in
+ * order, told so by a `job-progress` ("waiting for an import worker: N ahead"); a queued job
+ * that is cancelled leaves the queue without starting.
  */
 import crypto from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
@@ -20,6 +25,15 @@ interface ActiveTask {
   worker: Worker;
   flag: Int32Array;
   exited: Promise<void>;
+}
+
+/** Imports running at once; the rest wait in order. Two: this machine's cores, and a worker's memory bounded twice. */
+export const IMPORT_WORKERS = 2;
+
+interface QueuedImport {
+  jobId: string;
+  start: () => void;
+  cancel: () => void;
 }
 
 /** A job that ignores a cancel this long (stuck parsing one huge document) is terminated. */
@@ -36,6 +50,9 @@ export class TaskRunner {
   /** Deletes run one after another: two workers deleting a parent and its child would race. */
   private deletes: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** Imports running now (at most IMPORT_WORKERS) and the ones waiting for a worker, in order. */
+  private importsRunning = 0;
+  private readonly importQueue: QueuedImport[] = [];
 
   constructor(
     private readonly opts: {
@@ -46,8 +63,36 @@ export class TaskRunner {
     },
   ) {}
 
-  /** Runs a task in a worker; resolves with its result, rejects with its error (cancelled: code 'cancelled'). */
+  /**
+   * Runs a task in a worker; resolves with its result, rejects with its error (cancelled: code
+   * 'cancelled'). An import first waits for one of the pool's IMPORT_WORKERS.
+   */
   run<T>(task: TaskJob, jobId: string = crypto.randomUUID()): Promise<T> {
+    if (this.stopped) return Promise.reject(new StudioError('busy', 'the service is closing'));
+    if (task.kind !== 'import') return this.start<T>(task, jobId);
+    return new Promise<void>((resolve, reject) => {
+      if (this.importsRunning < IMPORT_WORKERS) {
+        this.importsRunning++;
+        return resolve();
+      }
+      this.importQueue.push({ jobId, start: resolve, cancel: () => reject(new StudioError('cancelled', 'import cancelled before it started')) });
+      this.opts.emit({ type: 'job-progress', jobId, kind: 'import', done: 0, total: 0, message: `waiting for an import worker: ${this.importQueue.length - 1} ahead` });
+    }).then(() => this.start<T>(task, jobId).finally(() => this.releaseImportWorker()));
+  }
+
+  /** Imports waiting for a worker (its state, for tests and the window). */
+  get queuedImports(): number {
+    return this.importQueue.length;
+  }
+
+  private releaseImportWorker(): void {
+    const next = this.importQueue.shift();
+    // The slot passes to the next import in line (the count stays), or is freed.
+    if (next && !this.stopped) next.start();
+    else this.importsRunning--;
+  }
+
+  private start<T>(task: TaskJob, jobId: string): Promise<T> {
     if (this.stopped) return Promise.reject(new StudioError('busy', 'the service is closing'));
     const kind: JobKind = task.kind;
     const cancelFlag = new SharedArrayBuffer(4);
@@ -123,6 +168,12 @@ export class TaskRunner {
 
   /** Asks a job to stop; a job that does not stop in time is terminated. False when no such job runs. */
   cancel(jobId: string, graceMs: number = CANCEL_GRACE_MS): boolean {
+    const queued = this.importQueue.findIndex((q) => q.jobId === jobId);
+    if (queued !== -1) {
+      this.importQueue.splice(queued, 1)[0].cancel();
+      this.opts.emit({ type: 'job-finished', jobId, kind: 'import', status: 'cancelled', error: null });
+      return true;
+    }
     const task = this.tasks.get(jobId);
     if (!task) {
       // Perhaps an upload whose body the worker is still reading: remembered for when it says its id.
@@ -155,6 +206,7 @@ export class TaskRunner {
   /** Stops every job (an import is undone, or finished as a delete at the next start; a delete resumes then) and waits for the workers. */
   async stopAll(graceMs = 3_000): Promise<void> {
     this.stopped = true;
+    for (const q of this.importQueue.splice(0)) q.cancel();
     const all = [...this.running];
     for (const task of all) this.stop(task, graceMs);
     await Promise.all(all.map((t) => t.exited));

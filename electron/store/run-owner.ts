@@ -119,12 +119,27 @@ export function reapDeadRuns(db: DB, nowMs: number = Date.now()): ReapedRun[] {
 }
 
 /**
+ * A running run (a pass or a replay) of one of these sessions whose process is alive, this
+ * process's own included; null when there is none. A delete refuses while there is one.
+ */
+export function liveRunOfSessions(db: DB, sessionIds: readonly number[]): { id: number; sessionId: number; owner_pid: number | null; owner_host: string | null } | null {
+  const stmt = db.prepare("SELECT r.id, r.owner_pid, r.owner_host, r.owner_start, r.heartbeat_at FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = ? AND r.status = 'running'");
+  for (const sessionId of sessionIds) {
+    const live = (stmt.all(sessionId) as Array<OwnerRow & { id: number }>).find((r) => ownerAlive(r));
+    if (live) return { id: live.id, sessionId, owner_pid: live.owner_pid, owner_host: live.owner_host };
+  }
+  return null;
+}
+
+/**
  * Starts a pass run for `variantId` unless another live PROCESS has a pass of the same
  * session running (this process's own passes are ordered by its runner and locks). Check
  * and insert are one IMMEDIATE transaction, so two processes cannot both claim.
  */
 export function claimPassRun(db: DB, sessionId: number, insert: () => number): number {
   return writeTransaction(db, () => {
+    // Marked for deletion meanwhile (another process's delete): its rows are going.
+    if (db.prepare('SELECT 1 FROM session_deletions WHERE session_id = ?').get(sessionId)) throw new StudioError('not_found', `session ${sessionId} is being deleted`);
     const me = currentOwner();
     const rows = db
       .prepare("SELECT r.id, r.owner_pid, r.owner_host, r.owner_start, r.heartbeat_at FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.session_id = ? AND r.status = 'running' AND r.kind = 'pass'")

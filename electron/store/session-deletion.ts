@@ -15,7 +15,8 @@
  * marked: `pendingDeletions` lists it and whoever opens the store next finishes it.
  */
 import { writeTransaction, yieldWriteLock, type DB } from './db.js';
-import { currentOwner, ownerAlive } from './run-owner.js';
+import { StudioError } from '../../shared/contract.js';
+import { currentOwner, liveRunOfSessions, ownerAlive } from './run-owner.js';
 
 /** Rows per batch at most: 1,000 turns with their FTS rows take 20–50 ms on this machine (FTS merges vary), so batches are also bounded in time. */
 export const DELETE_BATCH_ROWS = 1_000;
@@ -44,6 +45,13 @@ export function markSessionForDeletion(db: DB, id: number): number[] | null {
       )
       .pluck()
       .all(id) as number[];
+    // A pass or a replay still writing into one of them (in any live process) would fail half-way on
+    // its missing rows: the delete is refused instead, in the same transaction as the check.
+    const live = liveRunOfSessions(db, ids);
+    if (live) {
+      const where = live.owner_pid === null ? '' : ` in process ${live.owner_pid} on ${live.owner_host}`;
+      throw new StudioError('busy', `session ${live.sessionId} has a compaction running${where} (run ${live.id}); cancel it or wait for it to finish before deleting session ${id}`);
+    }
     const mark = markStatement(db);
     // The unique index on source_hash would refuse a re-import of the same file while this one is going.
     const freeHash = db.prepare(`UPDATE sessions SET source_hash = 'deleting:' || id || ':' || source_hash WHERE id = ? AND source_hash NOT LIKE 'deleting:%'`);

@@ -7,6 +7,7 @@
  * time of the last write or hit (`last_read_at_ms`, ms since the epoch) and `use_count`,
  * 1 at the write and one more per hit (migration 15).
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
 import { writeTransaction, type DB } from './db.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { FactSet } from '../../shared/facts/index.js';
@@ -62,7 +63,7 @@ export function cachePut(db: DB, key: string, entry: CachedSummary, limit: numbe
        ON CONFLICT(cache_key) DO UPDATE SET text = excluded.text, token_count = excluded.token_count, tier = excluded.tier, model = excluded.model, last_used = excluded.last_used,
          prompt_version = excluded.prompt_version, span_count = excluded.span_count, facts = excluded.facts, span_token_count_in = excluded.span_token_count_in,
          last_read_at_ms = excluded.last_read_at_ms, use_count = use_count + 1`,
-    ).run(key, entry.text, entry.tokenCount, entry.tier, entry.model, new Date(now).toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null, entry.facts ? JSON.stringify(entry.facts) : null, entry.spanTokenCountIn ?? null, now);
+    ).run(key, redactHeldSecrets(entry.text), entry.tokenCount, entry.tier, entry.model, new Date(now).toISOString(), nextUse(db), entry.promptVersion ?? null, entry.spanCount ?? null, entry.facts ? JSON.stringify(entry.facts) : null, entry.spanTokenCountIn ?? null, now);
     const { n } = db.prepare('SELECT COUNT(*) AS n FROM summary_cache').get() as { n: number };
     if (n > limit) {
       db.prepare('DELETE FROM summary_cache WHERE cache_key IN (SELECT cache_key FROM summary_cache ORDER BY last_used ASC LIMIT ?)').run(n - limit);

@@ -102,7 +102,8 @@ export function listExternalCompactions(db: DB, sessionId: number): ExternalComp
 
 /** A user's words as an FTS5 query: each word a quoted phrase (all must occur), so user input is never FTS syntax. Null when there is no word. */
 function ftsMatch(query: string): string | null {
-  const words = query.split(/\s+/).filter((w) => w.length > 0);
+  // FTS5 ends a string at a NUL ("unterminated string"): a NUL separates words like a space.
+  const words = query.split(/[\s\0]+/).filter((w) => w.length > 0);
   return words.length === 0 ? null : words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
 }
 

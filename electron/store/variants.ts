@@ -3,6 +3,7 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
+import { redactHeldSecrets } from '../../shared/redact.js';
 import { ledgersOf, retentionBySession } from './summary-facts.js';
 import { latestProbeScores } from './probe-evaluations.js';
 import crypto from 'node:crypto';
@@ -83,7 +84,9 @@ export function getOrCreateVariant(db: DB, key: VariantKey): VariantInfo {
   const hash = variantKeyHash(key);
   const existing = db.prepare(`${SELECT_VARIANT} WHERE v.session_id = ? AND v.variant_key = ?`).get(key.sessionId, hash) as VariantRow | undefined;
   if (existing) return variantFromRow(existing);
-  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, prompt_overrides, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?,?)').run(
+  // One statement: another process creating the same variant between the look-up above and
+  // this insert makes it a no-op (then the row it wrote is read), never a UNIQUE failure.
+  db.prepare('INSERT INTO variants(session_id, strategy, params, summarizer, prompt_version, prompt_overrides, variant_key, state, created_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(session_id, variant_key) DO NOTHING').run(
     key.sessionId,
     key.strategy,
     stableJson(key.params),
@@ -212,11 +215,12 @@ export function startRun(db: DB, variantId: number, params: Record<string, unkno
 }
 
 export function finishRun(db: DB, runId: number, status: Exclude<RunStatus, 'running'>, stats: Record<string, unknown>, error: string | null = null): void {
-  db.prepare('UPDATE runs SET status = ?, ended_at = ?, stats = ?, error = ? WHERE id = ?').run(status, now(), stableJson(stats), error, runId);
+  // Endpoint texts may echo a key: no held secret value is stored (shared/redact.ts).
+  db.prepare('UPDATE runs SET status = ?, ended_at = ?, stats = ?, error = ? WHERE id = ?').run(status, now(), redactHeldSecrets(stableJson(stats)), error === null ? null : redactHeldSecrets(error), runId);
 }
 
 export function addRunEvent(db: DB, runId: number, kind: string, data: Record<string, unknown> = {}): void {
-  db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, stableJson(data));
+  db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)').run(runId, now(), kind, redactHeldSecrets(stableJson(data)));
 }
 
 /**
@@ -227,7 +231,7 @@ export function addRunEvent(db: DB, runId: number, kind: string, data: Record<st
 export function addRunEvents(db: DB, runId: number, kind: string, data: Iterable<Record<string, unknown>>): void {
   const stmt = db.prepare('INSERT INTO run_events(run_id, at, kind, data) VALUES (?, ?, ?, ?)');
   const at = now();
-  for (const d of data) stmt.run(runId, at, kind, JSON.stringify(d));
+  for (const d of data) stmt.run(runId, at, kind, redactHeldSecrets(JSON.stringify(d)));
 }
 
 export function listRuns(db: DB, variantId: number): RunInfo[] {
@@ -280,7 +284,7 @@ export function insertSummary(db: DB, s: NewSummary): number {
         s.runId,
         s.kind,
         s.depth,
-        s.text,
+        redactHeldSecrets(s.text),
         s.tokenCount,
         s.tier,
         s.model,

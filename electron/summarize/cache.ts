@@ -17,7 +17,7 @@ import { stableJson } from '../../shared/model/turn.js';
 
 export interface CacheKeyInput {
   request: Omit<SummarizeRequest, 'tier'>;
-  /** Summarizer identity: kind and model ("openai:gpt-4o-mini", "extractive:extractive"). */
+  /** Summarizer identity: kind, model and the endpoint's origin ("openai:gpt-4o-mini@https://api.openai.com", "extractive:extractive"; tiers.ts summarizerIdentity). */
   model: string;
   promptVersion: string;
   tier: SummaryTier;

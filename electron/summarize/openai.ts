@@ -5,6 +5,7 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
+import { holdSecret } from '../../shared/redact.js';
 import { costUsd, type UserPrices } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
@@ -80,6 +81,8 @@ export function createOpenAiSummarizer(o: OpenAiSummarizerOptions): OpenAiSummar
   if (!o.apiKey && isOfficialApi(o.baseURL)) {
     throw new Error('the openai summarizer needs an API key: set OPENAI_API_KEY or save one in the settings (or use --base-url for a local OpenAI-compatible server)');
   }
+  // From now on no text this process writes keeps the key (shared/redact.ts).
+  holdSecret(o.apiKey);
   // Every HTTP request the client makes (its retries included) passes through here.
   const requests = { made: 0, failed: 0 };
   const countingFetch: typeof fetch = async (input, init) => {

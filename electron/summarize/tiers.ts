@@ -10,9 +10,16 @@
  * The tier that produced the text is recorded on the summary. Each rung is looked up in
  * the summary cache before any call, so a re-run over unchanged content makes zero calls
  * whatever rung it ended on last time.
+ * The tier that produced the text is recorded on the summary. Each model rung is looked up
+ * in the summary cache before any call, so a re-run over unchanged content that a model
+ * summarized makes zero calls. The cache's identity of a summarizer is its kind, its model and
+ * its endpoint's origin (the same model name at another server is another model), and a
+ * fallback is keyed as one (tier 'fallback'): it is never served in place of a model's
+ * summary. A re-run after an outage asks the model again; the cached fallback is reused only
+ * once the model rungs have failed again.
  */
 import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
-import { redactSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets, redactSecrets } from '../../shared/redact.js';
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
@@ -154,9 +161,26 @@ export function aggressiveTarget(targetTokens: number): number {
   return Math.max(32, Math.floor(targetTokens / 2));
 }
 
+/**
+ * The summarizer as the cache knows it: `kind:model`, and `@origin` of its endpoint when it
+ * has one (an OpenAI-compatible server): a summary made by one server is not another's.
+ */
+export function summarizerIdentity(summarizer: Summarizer): string {
+  const baseURL = (summarizer as { baseURL?: unknown }).baseURL;
+  let origin: string | null = null;
+  if (typeof baseURL === 'string') {
+    try {
+      origin = new URL(baseURL).origin;
+    } catch {
+      origin = baseURL;
+    }
+  }
+  return `${summarizer.kind}:${summarizer.model}${origin === null ? '' : `@${origin}`}`;
+}
+
 /** Summarize through cache and ladder. Never returns empty text or the source verbatim. */
 export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary> {
-  const identity = `${o.summarizer.kind}:${o.summarizer.model}`;
+  const identity = summarizerIdentity(o.summarizer);
   const digest = spanDigest(o.request);
   const keyOf = (tier: SummaryTier) => summaryCacheKey({ request: o.request, digest, model: identity, promptVersion: o.summarizer.promptVersion, tier });
   const source = itemsToSourceText(o.request.items);
@@ -165,9 +189,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
   const ladder = o.ladder !== false;
   const allowFallback = ladder && o.allowFallback !== false;
   const modelTiers = ladder ? (['normal', 'aggressive'] as const) : (['normal'] as const);
-  // Every rung's cache entry first: zero calls when this exact span was summarized before.
-  for (const tier of [...modelTiers, 'fallback'] as const) {
-    if (tier === 'fallback' && !allowFallback) break;
+  // Every model rung's cache entry first: zero calls when a model summarized this exact span before.
+  for (const tier of modelTiers) {
     const key = keyOf(tier);
     const hit = cacheGet(o.db, key);
     if (hit) return { text: hit.text, tier: hit.tier, model: hit.model, tokenCount: hit.tokenCount, cacheKey: key, cacheHit: true, calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: Date.now() - started, ...(hit.facts ? { facts: hit.facts } : {}) };
@@ -205,7 +228,8 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
       attempts.push({ tier, error: rejected });
       continue;
     }
-    const text = result.text.trim();
+    // A model may echo its key too: the text is kept without it.
+    const text = redactHeldSecrets(result.text.trim());
     const key = keyOf(tier);
     const tokenCount = o.countTokens(text);
     // Facts describe the text as returned: kept only when the text was not trimmed.
@@ -218,8 +242,10 @@ export async function summarizeWithTiers(o: TierOptions): Promise<TieredSummary>
     throw new SummarizerFailure(`summarizer failed on every tier: ${attempts.map((a) => `${a.tier}: ${a.error}`).join('; ')}`, attempts);
   }
   // Fallback: deterministic and bounded; the extractive header guarantees it is neither empty nor verbatim.
-  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const key = keyOf('fallback');
+  const cached = cacheGet(o.db, key);
+  if (cached) return { text: cached.text, tier: 'fallback', model: cached.model, tokenCount: cached.tokenCount, cacheKey: key, cacheHit: true, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, ...(cached.facts ? { facts: cached.facts } : {}) };
+  const { text, facts } = extractiveSummarize({ ...o.request, tier: 'aggressive' }, o.countTokens);
   const tokenCount = o.countTokens(text);
   cachePut(o.db, key, { text, tokenCount, tier: 'fallback', model: EXTRACTIVE_MODEL, promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: o.request.items.length, spanTokenCountIn: o.request.spanTokenCount, facts }, o.cacheLimit ?? DEFAULT_CACHE_LIMIT);
   return { text, tier: 'fallback', model: EXTRACTIVE_MODEL, tokenCount, cacheKey: key, cacheHit: false, calls, tokensIn, tokensOut, costUsd, latencyMs: Date.now() - started, facts };

@@ -86,11 +86,36 @@ describe('engine with the openai summarizer', () => {
       expect(s.text.trim().length).toBeGreaterThan(0);
       if (s.kind === 'leaf') expect(s.text).not.toBe(itemsToSourceText(turnsToItems(turns.filter((t) => s.turnIds.includes(t.id)))));
     }
-    // a re-run over the same spans (another variant) is served from the cache: no request
+    // The outage is over: a re-run over the same spans (another variant) asks the model again,
+    // never served the fallbacks as the model's summaries.
     server.requests.length = 0;
+    server.setDefault({ kind: 'summary' });
     const again = await runCompaction(db, { sessionId, strategy: 'dag', params: { ...PARAMS, maxCondenseDepth: 3 }, summarizer: openai() });
-    expect(again.stats).toMatchObject({ summarizerCalls: 0, cacheHits: 19 });
+    expect(again.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0, tiersUsed: { normal: 19 } });
+    expect(server.requests).toHaveLength(19);
+    const answers = new Set(server.requests.map((r) => fakeSummaryOf(r.body)));
+    for (const s of listSummaries(db, again.variantId)) {
+      expect(s.tier).toBe('normal');
+      expect(answers.has(s.text)).toBe(true);
+    }
+    // Now a model summarized them: the next re-run is served from the cache.
+    server.requests.length = 0;
+    const third = await runCompaction(db, { sessionId, strategy: 'dag', params: { ...PARAMS, maxCondenseDepth: 4 }, summarizer: openai() });
+    expect(third.stats).toMatchObject({ summarizerCalls: 0, cacheHits: 19 });
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("another endpoint with the same model name is not served this endpoint's summaries", async () => {
+    const first = await runCompaction(db, { sessionId, strategy: 'dag', params: PARAMS, summarizer: openai() });
+    expect(first.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0 });
+    const other = await startFakeOpenAiServer();
+    try {
+      const result = await runCompaction(db, { sessionId, strategy: 'dag', params: { ...PARAMS, maxCondenseDepth: 3 }, summarizer: { ...openai(), baseURL: other.baseURL } });
+      expect(result.stats).toMatchObject({ summarizerCalls: 19, cacheHits: 0 });
+      expect(other.requests).toHaveLength(19);
+    } finally {
+      await other.close();
+    }
   });
 
   it('reports the HTTP requests made (retries included) and how many failed, apart from the summaries asked', async () => {

@@ -136,17 +136,18 @@ describe('tier ladder', () => {
     expect(cacheRow(db, second.cacheKey)?.useCount).toBe(3);
   });
 
-  it('a fallback result is cached too, so an unchanged re-run makes zero calls', async () => {
+  it('a fallback is never served in place of the model: a re-run asks the model again, and reuses the cached fallback only once it failed again', async () => {
     db = openDatabase(':memory:');
     const model = scripted(() => '');
     const first = await ladder(model);
     expect(first.tier).toBe('fallback');
     expect(first.text.startsWith('[leaf summary of 2 items]')).toBe(true);
-    await ladder(model);
-    expect(model.calls).toHaveLength(2);
+    const again = await ladder(model);
+    expect(model.calls).toHaveLength(4);
+    expect(again).toMatchObject({ tier: 'fallback', calls: 2, cacheHit: true, text: first.text });
     // The fallback row names the extractive rules that wrote it, not the model's prompt; the
     // hand-off summarizer returns no facts beside its text, so a hit brings back the text alone.
-    expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 2 });
+    expect(cacheRow(db, first.cacheKey)).toMatchObject({ promptVersion: EXTRACTIVE_PROMPT_VERSION, spanCount: 2, useCount: 2, tier: 'fallback' });
     expect(first.facts).toBeUndefined();
     const hit = await ladder(model);
     expect(hit).toMatchObject({ cacheHit: true, text: first.text });

@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   sweep: () => import('./sweep.js'),
   prices: () => import('./prices.js'),
   evaluate: () => import('./evaluate.js'),
+  doctor: () => import('./doctor.js'),
 };
 
 /** The command named `name`, or null when there is none. */
