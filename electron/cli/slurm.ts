@@ -1,6 +1,7 @@
 /**
  * `sweep --slurm`: a sweep as a Slurm job array (docs/sweeps.md). The CLI copies the base
- * database once per shard (`VACUUM INTO`: a consistent copy even while the base has a WAL),
+ * database once per shard (SQLite's online backup: a consistent copy, WAL included, which a
+ * plain `cp` of the file is not),
  * writes two batch scripts into the sweep's folder — `sweep.sbatch`, one array task per shard
  * (`--shard I/N`, into its own copy), and `merge.sbatch`, which merges the shards into the base
  * — submits the array, then the merge as a job dependent on it (`afterok`, killed if the array
@@ -69,7 +70,7 @@ export function slurmScripts(p: SlurmSweepPlan): { sweep: string; merge: string 
 }
 
 /** Writes the scripts and the shard copies that do not exist yet (a repeated submission keeps what its shards did). */
-export function prepareSlurmSweep(db: DB, p: SlurmSweepPlan): { sweepScript: string; mergeScript: string } {
+export async function prepareSlurmSweep(db: DB, p: SlurmSweepPlan): Promise<{ sweepScript: string; mergeScript: string }> {
   fs.mkdirSync(path.join(p.dir, 'log'), { recursive: true });
   const scripts = slurmScripts(p);
   const sweepScript = path.join(p.dir, 'sweep.sbatch');
@@ -78,7 +79,7 @@ export function prepareSlurmSweep(db: DB, p: SlurmSweepPlan): { sweepScript: str
   fs.writeFileSync(mergeScript, scripts.merge, { mode: 0o755 });
   for (let i = 1; i <= p.shards; i++) {
     const f = shardDb(p.dir, i);
-    if (!fs.existsSync(f)) db.prepare('VACUUM INTO ?').run(f);
+    if (!fs.existsSync(f)) await db.backup(f);
   }
   return { sweepScript, mergeScript };
 }

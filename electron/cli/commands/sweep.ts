@@ -128,7 +128,7 @@ export const command: CliCommand = {
         if (db.memory) throw new UsageError('--slurm needs a database file (--db PATH)');
         const planned = planSweep(db, { sessions, strategy, grid, fixedParams: fixed as Record<string, number>, kind, summarizer });
         const dir = path.resolve(ctx.cwd, stringOption(ctx, 'slurm-dir') ?? `${ctx.dbPath}.slurm`);
-        const scripts = prepareSlurmSweep(db, {
+        const scripts = await prepareSlurmSweep(db, {
           dir,
           baseDb: path.resolve(ctx.cwd, ctx.dbPath),
           shards,
