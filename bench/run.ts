@@ -9,6 +9,7 @@
  *   tokenizer  bench/tokenizer.ts benchTokenizer()                  gpt-tokenizer vs tiktoken
  *   ledger     bench/ledger.ts    benchLedger({ tokens: 20,000 })   facts + loss ledger of a real 20k-token leaf (goal <= 5 ms)
  *   summary    bench/summary.ts   benchSummary()                    the summary replacing each source-tool compaction vs the tool's own and two trivial baselines: tokens, probe score, ledger retention
+ *   sweep      bench/sweep.ts     benchSweep({ turns: 4,000, jobs: 2 })  8 sessions × 6 dag points with 1 job vs 2 worker threads, in one run
  *   responsive bench/responsive.ts benchResponsive({ turns: 1,000,000, deleteTurns: 100,000 })  listSessions / renameVariant latency over HTTP during an import / upload / delete
  *
  * Human-readable tables by default; `--json` prints ONE JSON object on stdout:
@@ -20,8 +21,8 @@
  */
 import { pathToFileURL } from 'node:url';
 
-type Part = 'import' | 'plan' | 'pass' | 'replay' | 'check' | 'tokenizer' | 'ledger' | 'summary' | 'responsive';
-const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'check', 'tokenizer', 'ledger', 'summary', 'responsive'];
+type Part = 'import' | 'plan' | 'pass' | 'replay' | 'check' | 'tokenizer' | 'ledger' | 'summary' | 'sweep' | 'responsive';
+const PARTS: readonly Part[] = ['import', 'plan', 'pass', 'replay', 'check', 'tokenizer', 'ledger', 'summary', 'sweep', 'responsive'];
 
 interface Sizes {
   importTurns: number;
@@ -86,6 +87,10 @@ async function runPart(part: Part, sizes: Sizes): Promise<Json> {
       const formatSummaryTable = await load<(r: unknown) => string>('./summary.js', 'formatSummaryTable');
       const sessions = benchSummary();
       return { sessions: sessions.map(({ texts: _t, ...r }) => r), table: formatSummaryTable(sessions) };
+    }
+    case 'sweep': {
+      const benchSweep = await load<(o: { turns: number; jobs: number }) => Promise<Json>>('./sweep.js', 'benchSweep');
+      return benchSweep({ turns: sizes === QUICK ? 600 : 4_000, jobs: 2 });
     }
     case 'responsive': {
       const benchResponsive = await load<(o: Sizes['responsive']) => Promise<Json>>('./responsive.js', 'benchResponsive');
@@ -161,6 +166,12 @@ function printHuman(results: Partial<Record<Part, Json>>): void {
     out.push('', 'Summary quality: the summary replacing each source-tool compaction vs the tool\'s own (goal: <= its tokens, >= 2x its retention per category)');
     if (sum.error) out.push(`  error: ${sum.error}`);
     else out.push(String(sum.table).replace(/^/gm, '  '));
+  }
+  const sw = results.sweep;
+  if (sw) {
+    out.push('', 'Sweep: 8 generated sessions × 6 dag points, one extractive pass each, --jobs 1 vs --jobs 2 (goal: every core)');
+    if (sw.error) out.push(`  error: ${sw.error}`);
+    else out.push(`  ${fmt(sw.turnsPerSession)} turns per session: 1 job ${fmt(sw.oneJobMs)} ms (${fmt(sw.oneJobPointsPerSecond)} points/s), ${fmt(sw.jobs)} jobs ${fmt(sw.nJobsMs)} ms (${fmt(sw.nJobsPointsPerSecond)} points/s): ${fmt(sw.speedup)}x${sw.sameRows ? ', same rows' : ', ROWS DIFFER'}`);
   }
   const resp = results.responsive;
   if (resp) {

@@ -8,6 +8,7 @@
 import type { RunStatus, SummarizerConfig } from '../../shared/contract.js';
 import type { StrategyName } from '../../shared/strategies/types.js';
 import type { TokenizerName } from '../tokenizer.js';
+import type { SweepPairJob, SweepPairOutcome } from '../engine/sweep.js';
 
 export interface PassJob {
   sessionId: number;
@@ -46,10 +47,18 @@ export interface WorkerData {
    * `cancelFlag`, an Int32Array over shared memory set to 1: an import runs synchronously
    * inside one transaction and reads no message until it ends).
    */
-  work: { kind: 'pass'; job: PassJob } | { kind: 'task'; task: TaskJob; cancelFlag: SharedArrayBuffer };
+  work: { kind: 'pass'; job: PassJob } | { kind: 'task'; task: TaskJob; cancelFlag: SharedArrayBuffer } | { kind: 'sweep' };
 }
 
 export type ToWorker = { type: 'cancel' };
+
+/**
+ * A sweep worker (sweep-pool.ts) lives for the whole sweep and runs one pair at a time:
+ * 'pair' starts one, 'cancel' aborts the one running, 'close' lets the worker exit.
+ */
+export type ToSweepWorker = { type: 'pair'; id: number; job: SweepPairJob } | { type: 'cancel' } | { type: 'close' };
+
+export type FromSweepWorker = { type: 'pair-done'; id: number; outcome: SweepPairOutcome } | { type: 'pair-failed'; id: number; error: WorkerError };
 
 export type FromWorker =
   | { type: 'started'; runId: number; variantId: number }

@@ -3,12 +3,15 @@
  * to the WAL database and runs one job, a compaction pass through the engine (aborted on a
  * 'cancel' message) or a task, an import or a delete (task-job.ts; cancelled through a
  * shared flag, read between turns and between batches). It posts progress and the outcome.
+ * A sweep worker (sweep-pool.ts) instead stays up and runs the sweep's pairs it is sent,
+ * one at a time.
  * Bundled to dist/electron/pass-worker.cjs; tests run the .ts through tsx.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase, useWriteWaitSignal } from '../store/db.js';
-import type { FromTaskWorker, FromWorker, PassJob, TaskJob, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
+import type { FromSweepWorker, FromTaskWorker, FromWorker, PassJob, TaskJob, ToSweepWorker, ToWorker, WorkerData, WorkerError } from './pass-protocol.js';
 import { runPassJob } from './pass-job.js';
+import { runSweepPair } from '../engine/sweep.js';
 import { runTaskJob } from './task-job.js';
 
 if (!parentPort) throw new Error('pass-worker.ts must run as a worker thread');
@@ -77,5 +80,48 @@ function runTask(task: TaskJob, cancelFlag: SharedArrayBuffer): void {
   }
 }
 
-if (work.kind === 'pass') void runPass(work.job);
-else runTask(work.task, work.cancelFlag);
+function runSweepPairs(): void {
+  const db = openDatabase(dbPath, { nativeBinding });
+  const post = (msg: FromSweepWorker) => port.postMessage(msg);
+  let controller: AbortController | null = null;
+  port.on('message', (msg: ToSweepWorker) => {
+    switch (msg.type) {
+      case 'cancel':
+        controller?.abort(new Error('cancelled by the user'));
+        break;
+      case 'close':
+        db.close();
+        release();
+        break;
+      case 'pair': {
+        const c = new AbortController();
+        controller = c;
+        runSweepPair(db, msg.job, c.signal).then(
+          (outcome) => post({ type: 'pair-done', id: msg.id, outcome }),
+          (err: unknown) => post({ type: 'pair-failed', id: msg.id, error: workerError(err) }),
+        );
+        break;
+      }
+      default: {
+        const _exhaustive: never = msg;
+        return _exhaustive;
+      }
+    }
+  });
+}
+
+switch (work.kind) {
+  case 'pass':
+    void runPass(work.job);
+    break;
+  case 'task':
+    runTask(work.task, work.cancelFlag);
+    break;
+  case 'sweep':
+    runSweepPairs();
+    break;
+  default: {
+    const _exhaustive: never = work;
+    throw new Error(`unknown work ${JSON.stringify(_exhaustive)}`);
+  }
+}
