@@ -478,7 +478,7 @@ class LiveLoop {
     // The firing's description reads the whole session's index at its position (the prefix view has moved on by then).
     const describeStep = (st: LiveStep, position: number) => live.describeStep!(metas, position, st);
     this.stepLog = this.step ? new StepLog(n, metas, this.ix, this.step, prepared.params, store.state(), describeStep) : null;
-    this.measure = { contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: this.triggerMeasure };
+    this.measure = { contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: this.triggerMeasure, end: 0, convTokenPrefix: this.ix.convTokenPrefix };
     this.adopt(store.state());
   }
 
@@ -667,6 +667,7 @@ class LiveLoop {
     const convCount = this.convCountPrefix;
     measure.contextTokens = this.measuredAt(k, end);
     measure.viewTokens = this.viewAt(end);
+    measure.end = end;
     measure.viewTurns = this.viewTurns + convCount[end] - convCount[this.lastEnd];
     measure.newToolCycles = this.resultsPrefix[end] - this.cyclesAtFire;
     return this.def.live.mayFire(measure, this.o.prepared.params, this.store.state());

@@ -19,6 +19,9 @@ export interface LiveMeasure {
   viewTokens: number;
   /** The variant's context measure, for thresholds on a stretch of the view (measurePart). */
   measure: ContextMeasure;
+  /** The call's position (the turns before it are what the model receives) and the session's conversation-token prefix sums: a stretch's tokens in O(1). */
+  end: number;
+  convTokenPrefix: Float64Array;
   viewTurns: number;
   /** Tool cycles completed since the strategy last fired (masking re-masks on each). */
   newToolCycles: number;

@@ -264,9 +264,14 @@ export const watermarkStrategy: StrategyRules<WatermarkParams> = {
   live: {
     // The plan's tokensBefore, without the plan.
     visible: (input) => watermarkVisibleTokens(input),
-    // Pending tokens are part of the view, so measured they never exceed the view measured
-    // alike; past a spent budget only the hard cap fires.
-    mayFire: (m, p, state) => measurePart(m.measure, m.viewTokens) >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens)),
+    // Pending tokens lie between the watermark and the preserved tail, so they never exceed the
+    // conversation tokens since the watermark, tail included (measured alike); past a spent
+    // budget only the hard cap fires. A bound on what is there now, at every call (the
+    // reference replay, shared/replay/reference/watermark.ts, holds it to the rule).
+    mayFire: (m, p, state) => {
+      const since = m.convTokenPrefix[m.end] - m.convTokenPrefix[Math.min(m.end, state.watermark ?? 0)];
+      return measurePart(m.measure, since) >= ((state.spentUsd ?? 0) >= p.maxCostPerSessionUsd ? p.hardCapTokens : Math.min(p.softThresholdTokens, p.hardCapTokens));
+    },
     lines: (p) => [
       // Thresholds on the pending stretch, drawn on the context's scale for reference.
       { label: `soft threshold (pending tokens, ${measureChoiceOf(p)})`, tokens: p.softThresholdTokens },

@@ -25,7 +25,7 @@ describe('dag trigger count', () => {
     expect(reference.tokensBefore).toBe(41000);
     expect(STRATEGY_DEFINITIONS.dag.description).toContain('by default (triggerCount 0), the visible context');
     // No false negatives in the live check with the reference count.
-    expect(STRATEGY_DEFINITIONS.dag.live.mayFire({ contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: TRANSCRIPT_MEASURE }, { ...reference.params }, {})).toBe(true);
+    expect(STRATEGY_DEFINITIONS.dag.live.mayFire({ contextTokens: 0, viewTokens: 0, viewTurns: 0, newToolCycles: 0, measure: TRANSCRIPT_MEASURE, end: 0, convTokenPrefix: new Float64Array(1) }, { ...reference.params }, {})).toBe(true);
   });
 });
 
