@@ -41,8 +41,10 @@ test('Compact follows the trigger; Force is an explicit, always visible choice',
   await expect(page.getByTestId('turn-row').first()).toBeVisible();
   await expect(page.getByTestId('strategy-select')).toHaveValue('dag');
 
-  // dag's defaults: 140,001 tokens <= 0.75 x 200,000, so the trigger says no; the gauge's
-  // "after" is what Compact would leave (nothing), and the note says what Force would run.
+  // By raw transcript tokens (the context measure, a select), dag's defaults see 140,001 tokens
+  // <= 0.75 x 200,000, so the trigger says no; the gauge's "after" is what Compact would leave
+  // (nothing), and the note says what Force would run.
+  await page.getByTestId('param-contextMeasure').selectOption('transcript');
   const gauge = page.getByTestId('token-gauge');
   await expect(page.getByTestId('trigger-decision')).toHaveAttribute('data-compact', 'false');
   await expect(gauge).toHaveAttribute('data-before', '140001');
@@ -127,7 +129,9 @@ test('labels say when a tail grew, and what window keeps; nothing to evict; clam
   const decision = page.getByTestId('trigger-decision');
   await expect(decision).toHaveAttribute('data-compact', 'false');
   await expect(decision).toContainText('Would not compact');
-  await expect(decision).toContainText('context 140001 tokens > threshold 750, but nothing can be evicted: the fresh tail (last 400 turns asked) covers the whole session of 306 turns');
+  await expect(decision).toContainText('> threshold 750, but nothing can be evicted: the fresh tail (last 400 turns asked) covers the whole session of 306 turns');
+  // The reason names the measure and what it added (the demo reports usage: calibrated by default).
+  await expect(decision).toContainText('context 204,528 calibrated tokens (140,001 transcript + 25,421 fixed + 39,106 from the tokenizer ratio 1.279)');
   await expect(page.getByTestId('plan-stats')).toContainText('0 spans');
   await expect(page.getByTestId('trigger-note')).toHaveCount(0);
   await expect(page.getByTestId('token-gauge')).toHaveAttribute('data-after', '140001');

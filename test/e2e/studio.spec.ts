@@ -100,7 +100,8 @@ test('imports a transcript, tunes and runs the dag strategy, inspects DAG and co
   await snap(page, '05-dag-planned');
 
   // Compact: progress, then the run's stats; the DAG now holds stored nodes at depth 0 and 1.
-  // 140,001 tokens are under dag's trigger (0.75 x 200,000): Compact runs the plan only when forced.
+  // By raw transcript tokens, 140,001 are under dag's trigger (0.75 x 200,000): Compact runs the plan only when forced.
+  await page.getByTestId('param-contextMeasure').selectOption('transcript');
   await expect(page.getByTestId('trigger-decision')).toHaveAttribute('data-compact', 'false');
   await page.getByTestId('force-toggle').check();
   await page.getByTestId('compact-button').click();
