@@ -12,9 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../electron/store/db.js';
 import { importFiles } from '../../electron/importers/import.js';
 import { runReplay } from '../../electron/engine/replay.js';
-import { runCompaction } from '../../electron/engine/engine.js';
 import { listTurnMetas } from '../../electron/store/turns.js';
-import { FIXTURES } from '../helpers/fixture-sessions.js';
+import { FIXTURES, fixtureDb } from '../helpers/fixture-sessions.js';
+import { listSessions } from '../../electron/store/sessions.js';
+import { listModelCalls } from '../../electron/store/model-calls.js';
+import { prepareStrategy } from '../../shared/strategies/index.js';
+import { projectTimeline } from '../../shared/replay/projection.js';
+import { replayInputs } from '../../shared/replay/timeline.js';
+import { loadReplaySource, runCompaction } from '../../electron/engine/engine.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { callsOf } from '../../shared/replay/live.js';
 import { safeCutAtOrBefore, buildSpanIndex } from '../../shared/strategies/spans.js';
@@ -132,4 +137,48 @@ describe('what a two-line firing reports', () => {
     // Every request the server answered is on some event: none is lost with a firing that changed nothing yet.
     expect(events.reduce((a, e) => a + e.summarizerCalls, 0)).toBe(server.requests.length);
   });
+});
+
+describe('compact --as-of-call N fires where the replay first fires, on every fixture session with usage', () => {
+  // Parameter points that fire on the small fixtures (the defaults rarely do). The first firing is
+  // where the replay and a one-shot pass as of that call see the very same context (nothing was
+  // compacted before it in either); it is found by the projection (the same loop and triggers,
+  // summaries as stand-ins, which change nothing before the first firing).
+  const POINTS: Record<string, Record<string, unknown>> = {
+    dag: { tokenBudget: 20000 },
+    rolling: { replayTriggerTokens: 10000 },
+    watermark: { softThresholdTokens: 3000, hardCapTokens: 8000 },
+    'two-line': { contextWindow: 20000, profile: 1 },
+    masking: { maskWindow: 2 },
+    window: { maxTurns: 5 },
+    forgetting: { maxSize: 20 },
+    codex: { autoCompactTokenLimit: 20000 },
+    'claude-code': { contextWindow: 40000 },
+  };
+  it('for every strategy', async () => {
+    const f = fixtureDb();
+    try {
+      const roots = listSessions(f.db).filter((s) => s.parentSessionId === null && listModelCalls(f.db, s.id).length > 0);
+      expect(roots.length).toBeGreaterThanOrEqual(10);
+      const misses: string[] = [];
+      let checked = 0;
+      for (const s of roots) {
+        const src = loadReplaySource(f.db, s.id);
+        const inputs = replayInputs(src);
+        for (const [strategy, params] of Object.entries(POINTS)) {
+          const prepared = prepareStrategy(strategy as StrategyName, params);
+          const p = await projectTimeline({ prepared, metas: src.metas, calls: inputs.calls, model: inputs.model });
+          const first = p.firings.find((x) => x.created.length > 0 || x.kind === 'fire');
+          if (!first) continue;
+          const c = await runCompaction(f.db, { sessionId: s.id, strategy: prepared.strategy, params, asOfCall: first.call });
+          checked++;
+          if (c.status !== 'completed') misses.push(`session ${s.id} ${strategy} call ${first.call}: ${String(c.stats.reason)}`);
+        }
+      }
+      expect(misses).toEqual([]);
+      expect(checked).toBeGreaterThan(40);
+    } finally {
+      f.close();
+    }
+  }, 300_000);
 });
