@@ -6,10 +6,9 @@
  * with `[redacted]` and caps the length.
  *
  * A key need not look like one (`hunter2hunter2`): the patterns cannot find it, so the
- * literal values this process holds are removed too. Whoever obtains a key (the environment
- * at start, the secret store, a summarizer built with one) hands it to `holdSecret`; from then
- * on redactSecrets, and redactHeldSecrets (the literal values only, no cap, for text kept
- * whole: summaries, exports), remove it wherever it appears.
+ * literal values the process holds are removed too: they are the caller's to pass (`held`).
+ * The process keeps its registry of them in electron/held-secrets.ts (module state has no place
+ * in shared/, whose functions are pure).
  */
 
 /** The longest endpoint text kept (characters, before the "… (N more characters)" note). */
@@ -35,47 +34,35 @@ function looksLikeToken(s: string): boolean {
   return true;
 }
 
-/**
- * The secret values this process (or worker thread) holds. Module state, deliberately: a key
- * reaches the process in one place and must be kept out of every text it writes anywhere else,
- * most of which never see the key's owner. Longest first, so a key that contains another goes whole.
- */
-const heldSecrets: string[] = [];
 /** Shorter values are not redacted by value: they would blank ordinary words (the patterns still apply). */
 export const MIN_HELD_SECRET = 6;
 
-/** Remembers a key's literal value (and its URL-encoded form) so that no text this process writes keeps it. */
-export function holdSecret(value: string | null | undefined): void {
-  if (typeof value !== 'string') return;
+/**
+ * The forms of a key's literal value worth removing (as is, URL-encoded, JSON-escaped), too
+ * short ones left out. The process's registry of held keys (electron/held-secrets.ts) keeps them.
+ */
+export function secretForms(value: string | null | undefined): string[] {
+  if (typeof value !== 'string') return [];
   const trimmed = value.trim();
-  for (const v of new Set([trimmed, encodeURIComponent(trimmed), JSON.stringify(trimmed).slice(1, -1)])) {
-    if (v.length < MIN_HELD_SECRET || heldSecrets.includes(v)) continue;
-    heldSecrets.push(v);
-  }
-  heldSecrets.sort((a, b) => b.length - a.length);
+  return [...new Set([trimmed, encodeURIComponent(trimmed), JSON.stringify(trimmed).slice(1, -1)])].filter((v) => v.length >= MIN_HELD_SECRET);
 }
 
-/** How many values are held (tests). */
-export function heldSecretCount(): number {
-  return heldSecrets.length;
-}
-
-/** Removes every held secret value from `text` (nothing else: the text stays whole). */
-export function redactHeldSecrets(text: string): string {
+/** Removes every one of `values` from `text` (nothing else: the text stays whole). `values` longest first, so a key that contains another goes whole. */
+export function redactValues(text: string, values: readonly string[]): string {
   let out = text;
-  for (const secret of heldSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }
 
 /**
- * `value` with the held secrets removed from every string inside it (plain objects and arrays;
+ * `value` with `values` removed from every string inside it (plain objects and arrays;
  * anything else, a typed array or a Date, is left as it is). Copies only what changed: the same
- * value comes back when no string held a secret, as it does when none is held.
+ * value comes back when no string held one, as it does when there are none.
  */
-export function redactHeldSecretsIn<T>(value: T): T {
-  if (heldSecrets.length === 0) return value;
+export function redactValuesIn<T>(value: T, values: readonly string[]): T {
+  if (values.length === 0) return value;
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redactHeldSecrets(v);
+    if (typeof v === 'string') return redactValues(v, values);
     if (Array.isArray(v)) {
       let copy: unknown[] | null = null;
       for (let i = 0; i < v.length; i++) {
@@ -99,9 +86,12 @@ export function redactHeldSecretsIn<T>(value: T): T {
   return walk(value) as T;
 }
 
-/** Replaces held secret values and key-shaped substrings with `[redacted]` and caps the text at `max` characters. */
-export function redactSecrets(text: string, max: number = MAX_ENDPOINT_TEXT): string {
-  let out = redactHeldSecrets(text)
+/**
+ * Replaces the given literal secret values (`held`: the process's keys, electron/held-secrets.ts)
+ * and key-shaped substrings with `[redacted]`, and caps the text at `max` characters.
+ */
+export function redactSecrets(text: string, max: number = MAX_ENDPOINT_TEXT, held: readonly string[] = []): string {
+  let out = redactValues(text, held)
     .replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(NAMED_SECRET, (_m, name: string) => `${name}${REDACTED}`)
     .replace(PREFIXED_KEY, REDACTED)

@@ -3,7 +3,7 @@
  * returns the exit code. Kept free of process globals (io carries stdout, stderr,
  * env, cwd) so tests can run it in-process as well as by spawning main.ts.
  */
-import { redactHeldSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets } from '../held-secrets.js';
 import { StudioError } from '../../shared/contract.js';
 import { holdEnvironmentSecrets } from '../services/secrets.js';
 import path from 'node:path';

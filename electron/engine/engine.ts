@@ -38,7 +38,7 @@ import { configForStrategy, createSummarizer, fallbackLadderOf, identityOfSummar
 import type { OpenAiSummarizer } from '../summarize/openai.js';
 import type { PromptOverrides } from '../../shared/summarize/prompts.js';
 import { abortError, Semaphore, summarizeWithTiers } from '../summarize/tiers.js';
-import { redactSecrets } from '../../shared/redact.js';
+import { redactSecrets } from '../held-secrets.js';
 
 /** Summarizer calls in flight at once for one pass, unless the caller says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;

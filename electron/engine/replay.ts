@@ -36,7 +36,7 @@ import { MemoryVariantStore } from '../../shared/replay/memory-store.js';
 import { runLive } from '../../shared/replay/live.js';
 import { buildTimeline, firingEvents, replayInputs } from '../../shared/replay/timeline.js';
 import type { ReplayTimeline, RunStatus } from '../../shared/contract.js';
-import { redactSecrets } from '../../shared/redact.js';
+import { redactSecrets } from '../held-secrets.js';
 import type { Turn, TurnMeta } from '../../shared/model/turn.js';
 
 export { MAX_FIRING_LEDGERS } from '../../shared/replay/firing-ledger.js';

@@ -3,7 +3,7 @@
  * from the store, for the service and the CLI. (The service calls the importers and the
  * demo directly; the engine is called from pass-job.ts.)
  */
-import { redactHeldSecretsIn } from '../../shared/redact.js';
+import { redactHeldSecretsIn } from '../held-secrets.js';
 import type { DB } from '../store/db.js';
 import { getSession } from '../store/sessions.js';
 import { listTurns } from '../store/turns.js';

@@ -5,7 +5,7 @@
  * as data with a code from the contract's ERROR_CODES (shared/contract-names.ts), so the
  * renderer can show a readable message.
  */
-import { redactHeldSecrets, redactHeldSecretsIn } from '../../shared/redact.js';
+import { redactHeldSecrets, redactHeldSecretsIn } from '../held-secrets.js';
 import type { z } from 'zod';
 import { jsonErrorReason } from '../importers/source.js';
 import { readOnlyReason, type DB } from '../store/db.js';

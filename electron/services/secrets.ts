@@ -9,7 +9,7 @@
  * origin never sends it: the window (or an API caller) cannot redirect the key to a server
  * of its choosing by changing the base URL; the key has to be entered again for that origin.
  */
-import { holdSecret } from '../../shared/redact.js';
+import { holdSecret } from '../held-secrets.js';
 import { StudioError, type SummarizerConfig } from '../../shared/contract.js';
 
 /** The origin of the default summarizer endpoint (https://api.openai.com/v1). */

@@ -3,7 +3,7 @@
  * validation, over the store's `settings` table (electron/store/settings.ts). The API
  * key is NOT here: it goes to the SecretStore and only `hasApiKey` is ever reported back.
  */
-import { holdSecret } from '../../shared/redact.js';
+import { holdSecret } from '../held-secrets.js';
 import { writeTransaction, type DB } from '../store/db.js';
 import { readSetting, readUserContextWindows, readUserPrices, writeSetting } from '../store/settings.js';
 import { SummarizerConfigSchema, TokenizerSchema, type OperationInput, type Settings, type SummarizerConfig } from '../../shared/contract.js';

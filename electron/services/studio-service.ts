@@ -3,7 +3,7 @@
  * browser-mode HTTP server): it owns the store connection, answers every operation of
  * the shared contract, runs passes in a worker, and emits StudioEvents.
  */
-import { holdSecret, redactHeldSecretsIn } from '../../shared/redact.js';
+import { holdSecret, redactHeldSecretsIn } from '../held-secrets.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

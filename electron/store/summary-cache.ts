@@ -7,7 +7,7 @@
  * time of the last write or hit (`last_read_at_ms`, ms since the epoch) and `use_count`,
  * 1 at the write and one more per hit (migration 15).
  */
-import { redactHeldSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets } from '../held-secrets.js';
 import { writeTransaction, type DB } from './db.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';
 import type { FactSet } from '../../shared/facts/index.js';

@@ -3,7 +3,7 @@
  * parameters + summarizer + prompt version; it owns its summaries over the session's
  * immutable turns, so many variants of one session live side by side.
  */
-import { redactHeldSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets } from '../held-secrets.js';
 import { ledgersOf, retentionBySession } from './summary-facts.js';
 import { latestProbeScores } from './probe-evaluations.js';
 import crypto from 'node:crypto';

@@ -5,7 +5,7 @@
  * client's own (maxRetries; it honours retry-after and retry-after-ms). An empty or
  * malformed answer is an error here; the tier ladder (tiers.ts) decides what follows.
  */
-import { holdSecret } from '../../shared/redact.js';
+import { holdSecret } from '../held-secrets.js';
 import { costUsd, type UserPrices } from '../../shared/cost/prices.js';
 import OpenAI from 'openai';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';

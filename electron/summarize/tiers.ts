@@ -19,7 +19,7 @@
  * once the model rungs have failed again.
  */
 import { costUsd as priceCall, type UserPrices } from '../../shared/cost/prices.js';
-import { redactHeldSecrets, redactSecrets } from '../../shared/redact.js';
+import { redactHeldSecrets, redactSecrets } from '../held-secrets.js';
 import type { DB } from '../store/db.js';
 import type { SummarizeRequest, Summarizer, SummarizeResult } from '../../shared/strategies/summarizer.js';
 import type { SummaryTier } from '../../shared/strategies/types.js';

@@ -9,8 +9,9 @@
  */
 
 /** Programs whose second (and third, for `run`/`-m`/`exec`) word says what they run. */
-const SUBCOMMAND_PROGRAMS = new Set(['mix', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'git', 'make', 'dotnet', 'gradle', './gradlew', 'mvn', 'poetry', 'uv', 'deno', 'bundle', 'rake', 'rails', 'docker', 'kubectl', 'python', 'python3', 'node', 'zig', 'swift', 'stack', 'cabal', 'dune', 'rebar3', 'elixir', 'iex']);
-const RUNNERS = new Set(['run', 'exec', '-m', 'x', 'test', 'dlx']);
+/** Programs whose first argument names what runs (a plain constant list: shared/ keeps no mutable module state). */
+const SUBCOMMAND_PROGRAMS: readonly string[] = ['mix', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'git', 'make', 'dotnet', 'gradle', './gradlew', 'mvn', 'poetry', 'uv', 'deno', 'bundle', 'rake', 'rails', 'docker', 'kubectl', 'python', 'python3', 'node', 'zig', 'swift', 'stack', 'cabal', 'dune', 'rebar3', 'elixir', 'iex'];
+const RUNNERS: readonly string[] = ['run', 'exec', '-m', 'x', 'test', 'dlx'];
 
 /** Commands that only show files or search them. */
 const VIEWER_RE = /^(?:cat|ls|head|tail|less|more|grep|rg|find|fd|wc|stat|file|echo|tree|du|diff|git\s+(?:diff|log|show|status|blame))\b/;
@@ -33,12 +34,12 @@ export function commandTarget(canonical: string): string | null {
   if (i >= words.length) return null;
   const program = words[i];
   const out = [program];
-  if (SUBCOMMAND_PROGRAMS.has(program.replace(/^.*\//, '')) || SUBCOMMAND_PROGRAMS.has(program)) {
+  if (SUBCOMMAND_PROGRAMS.includes(program.replace(/^.*\//, '')) || SUBCOMMAND_PROGRAMS.includes(program)) {
     const sub = words[i + 1];
     if (sub && /^[A-Za-z][\w:.-]*$/.test(sub) && !sub.includes('/') && !/\.\w+$/.test(sub)) {
       out.push(sub);
       const third = words[i + 2];
-      if (RUNNERS.has(sub) && third && /^[A-Za-z][\w:.-]*$/.test(third) && !third.includes('/')) out.push(third);
+      if (RUNNERS.includes(sub) && third && /^[A-Za-z][\w:.-]*$/.test(third) && !third.includes('/')) out.push(third);
     } else if (sub === '-m' && words[i + 2]) out.push('-m', words[i + 2]);
   }
   return out.join(' ');

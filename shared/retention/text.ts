@@ -47,9 +47,7 @@ const COMMAND_FIELDS = ['command', 'cmd'];
 const SHELL_TOOL_RE = /bash|shell|exec|terminal|run_command|run_in_terminal|cmd/i;
 
 const EXTENSION_RE = /\.(?:[a-z][a-z0-9]{0,5}|[A-Z]{1,4})$/;
-const CODE_EXTENSIONS = new Set(
-  'ts tsx js jsx mjs cjs py rs go java kt rb php c h cc cpp hpp cs swift ex exs heex eex erl json jsonl yaml yml toml md txt sh sql html css scss lock cfg ini xml db sqlite csv env vue svelte pony lua zig nix dart scala clj hs ml'.split(' '),
-);
+const CODE_EXTENSIONS: readonly string[] = 'ts tsx js jsx mjs cjs py rs go java kt rb php c h cc cpp hpp cs swift ex exs heex eex erl json jsonl yaml yml toml md txt sh sql html css scss lock cfg ini xml db sqlite csv env vue svelte pony lua zig nix dart scala clj hs ml'.split(' ');
 const SPLIT_RE = /[\s"'`(),;<>[\]{}|=*]+/;
 const TRAILING_RE = /(?::\d+)+$|[.,:!?]+$/;
 
@@ -60,7 +58,7 @@ function pathToken(raw: string): string | null {
   if (t.length < 4 || t.includes('://') || t.includes('\\') || !/^[\w./~@+-]+$/.test(t)) return null;
   const ext = EXTENSION_RE.exec(t);
   const name = t.slice(t.lastIndexOf('/') + 1);
-  if (ext && CODE_EXTENSIONS.has(ext[0].slice(1).toLowerCase()) && /[A-Za-z_]/.test(name.slice(0, name.length - ext[0].length))) return t;
+  if (ext && CODE_EXTENSIONS.includes(ext[0].slice(1).toLowerCase()) && /[A-Za-z_]/.test(name.slice(0, name.length - ext[0].length))) return t;
   if (/^(?:~|\.{1,2})?\/[\w.@+-]+\/[\w.@+-]/.test(t) && !t.startsWith('/dev/')) return t.replace(/\/+$/, '');
   return null;
 }
@@ -228,7 +226,7 @@ export function messagesText(messages: ReadonlyArray<{ blocks: readonly ContentB
 }
 
 /** Directories a project keeps its files under: the project root is the directory above the first of them. */
-const SOURCE_DIRS = new Set(['src', 'lib', 'test', 'tests', 'spec', 'app', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'public', 'include', 'examples', 'electron', 'shared', 'renderer', 'bench', 'migrations', 'js', 'css']);
+const SOURCE_DIRS: readonly string[] = ['src', 'lib', 'test', 'tests', 'spec', 'app', 'docs', 'bin', 'cmd', 'pkg', 'packages', 'scripts', 'assets', 'config', 'priv', 'internal', 'public', 'include', 'examples', 'electron', 'shared', 'renderer', 'bench', 'migrations', 'js', 'css'];
 
 /**
  * The span's project directory: of its absolute paths, the directory above their first usual
@@ -241,7 +239,7 @@ function projectRoot(strings: readonly SpanString[]): string | null {
     if (s.kind !== 'path' || !s.text.startsWith('/')) continue;
     const segs = s.text.split('/');
     for (let i = 2; i < segs.length - 1; i++) {
-      if (!SOURCE_DIRS.has(segs[i])) continue;
+      if (!SOURCE_DIRS.includes(segs[i])) continue;
       const root = segs.slice(0, i).join('/');
       counts.set(root, (counts.get(root) ?? 0) + 1);
       break;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExportFormatSchema } from '../../shared/contract.js';
 import { errorEnvelope } from '../../electron/services/dispatch.js';
-import { holdSecret, redactHeldSecrets, redactHeldSecretsIn, redactSecrets } from '../../shared/redact.js';
+import { holdSecret, redactHeldSecrets, redactHeldSecretsIn, redactSecrets } from '../../electron/held-secrets.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.js';
 import { FIXTURES } from '../helpers/fixture-sessions.js';
 import { runCliAsync, type CliRun } from '../helpers/cli-process.js';
