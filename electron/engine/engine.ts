@@ -171,16 +171,17 @@ export interface PlanSessionOptions {
 /**
  * Everything the replay and its baselines need from the store: the turns, the usage the
  * source reported per call, its overhead fit, its own compactions and its child sessions'
- * calls (the source tool's compaction calls, its subagents).
+ * calls (the source tool's compaction calls, its subagents). `children: false` leaves those out:
+ * a plan or a pass needs only the context measure (shared/replay/measure-at.ts), not the baselines.
  */
-export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
+export function loadReplaySource(db: DB, sessionId: number, overheadTokens?: number, opts: { children?: boolean } = {}): ReplaySource & { session: NonNullable<ReturnType<typeof getSession>> } {
   const session = getSession(db, sessionId);
   if (!session) throw new EngineError('not_found', `session ${sessionId} not found`);
   const metas = listTurnMetas(db, sessionId);
   const usage = listModelCalls(db, sessionId);
   const external = listExternalCompactions(db, sessionId);
   const fit = fitSessionOverhead(usage, transcriptTokensBefore(usage, metas.map((m) => m.tokenCount)), external[0]?.boundaryPosition ?? null);
-  return { session, sessionId, metas, usage, fit, external, overheadTokens, children: loadSourceChildren(db, sessionId) };
+  return { session, sessionId, metas, usage, fit, external, overheadTokens, ...(opts.children === false ? {} : { children: loadSourceChildren(db, sessionId) }) };
 }
 
 /** The pure planner over the stored session: no summarizer call, no write. */
@@ -200,7 +201,7 @@ export function planSession(db: DB, o: PlanSessionOptions): Plan<Record<string, 
     summaries: variant ? listExistingSummaries(db, variant.id) : [],
     state: variant?.state ?? {},
     // The context measure the replay uses (shared/replay/measure-at.ts), for the next call.
-    ...measureAtCall(loadReplaySource(db, o.sessionId), params, null),
+    ...measureAtCall(loadReplaySource(db, o.sessionId, undefined, { children: false }), params, null),
   });
   return { ...plan, variantId: variant?.id ?? null };
 }
@@ -299,7 +300,7 @@ function passRun(db: DB, o: RunCompactionOptions, run: { prepared: PreparedStrat
     variant,
     metas,
     // The context measure the replay uses, and as of call N the figure the source reported there.
-    ...measureAtCall(loadReplaySource(db, o.sessionId), params, o.asOfCall ?? null),
+    ...measureAtCall(loadReplaySource(db, o.sessionId, undefined, { children: false }), params, o.asOfCall ?? null),
     // With a pre-stage the summarizer sees the staged (masked) turns.
     readTurns: (from, to) => {
       const end = Math.max(0, Math.min(to, cut));

@@ -1,11 +1,39 @@
 /**
- * Helpers shared by the dag, rolling, masking, window and forgetting passes: a small
- * bounded pool for summarize calls, reading a span's turns, and the drop-pass body.
+ * Helpers shared by the passes: a small bounded pool for summarize calls, reading a span's
+ * turns, the drop-pass body, and writing a summary that continues the one before it.
  */
-import type { Plan, PlanSpan, VariantState } from '../strategies/types.js';
+import type { ExistingSummary, Plan, PlanSpan, VariantState } from '../strategies/types.js';
 import { buildSpanIndex, convCountIn } from '../strategies/spans.js';
 import type { Turn } from '../model/turn.js';
-import type { PassContext, PassOutcome } from './context.js';
+import type { NewSummary, PassContext, PassOutcome, TieredSummary, VariantWriter } from './context.js';
+
+/**
+ * Writes a summary that continues and supersedes `prior` (a chain: rolling's running summary,
+ * the native tools' one summary of the history): one level deeper, covering the prior's turns
+ * and the span's, the prior marked compacted. Returns the new row's id. Inside a commit.
+ */
+export function insertChainedSummary(w: VariantWriter, o: { kind: NewSummary['kind']; promptVersion: string; summary: TieredSummary; span: Pick<PlanSpan, 'firstPosition' | 'lastPosition' | 'turnIds'>; prior: ExistingSummary | null }): number {
+  const { summary, span, prior } = o;
+  const id = w.insertSummary({
+    kind: o.kind,
+    // Generation: a summary of a summary is one level deeper (shown as a chain in the DAG view).
+    depth: prior ? prior.depth + 1 : 0,
+    text: summary.text,
+    tokenCount: summary.tokenCount,
+    tier: summary.tier,
+    model: summary.model,
+    promptVersion: o.promptVersion,
+    cacheKey: summary.cacheKey,
+    cacheHit: summary.cacheHit,
+    firstPosition: prior ? Math.min(prior.firstPosition, span.firstPosition) : span.firstPosition,
+    lastPosition: span.lastPosition,
+    turnIds: span.turnIds,
+    childSummaryIds: prior ? [prior.id] : [],
+    facts: summary.facts,
+  });
+  if (prior) w.markCompacted([prior.id]);
+  return id;
+}
 
 /**
  * Runs `fn` over `items` with at most `limit` in flight, results in input order. Checks

@@ -12,7 +12,7 @@ import { buildSpanIndex, makeSpan } from '../strategies/spans.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems } from '../model/items.js';
 import type { PassFn } from './context.js';
-import { spanTurns } from './common.js';
+import { insertChainedSummary, spanTurns } from './common.js';
 
 export function nativePass<P extends NativeCommonParams>(rule: NativeRule<P>): PassFn {
   return async (ctx, resolved, opts) => {
@@ -40,23 +40,7 @@ export function nativePass<P extends NativeCommonParams>(rule: NativeRule<P>): P
     const keptTokens = keptTokensOf(d.kept);
     let state: VariantState = ctx.state;
     await ctx.store.commit((w) => {
-      const id = w.insertSummary({
-        kind: 'native',
-        depth: prior ? prior.depth + 1 : 0,
-        text: summary.text,
-        tokenCount: summary.tokenCount,
-        tier: summary.tier,
-        model: summary.model,
-        promptVersion: ctx.summarizer.promptVersion,
-        cacheKey: summary.cacheKey,
-        cacheHit: summary.cacheHit,
-        firstPosition: prior ? Math.min(prior.firstPosition, span.firstPosition) : span.firstPosition,
-        lastPosition: span.lastPosition,
-        turnIds: span.turnIds,
-        childSummaryIds: prior ? [prior.id] : [],
-        facts: summary.facts,
-      });
-      if (prior) w.markCompacted([prior.id]);
+      const id = insertChainedSummary(w, { kind: 'native', promptVersion: ctx.summarizer.promptVersion, summary, span, prior });
       state = { ...ctx.state, nativeCut: cut, nativeSummaryId: id, nativeKeptTokens: keptTokens };
       w.setState(state);
     });

@@ -13,7 +13,7 @@ import { planRolling, type RollingParams } from '../strategies/rolling.js';
 import type { VariantState } from '../strategies/types.js';
 import { turnsToItems } from '../model/items.js';
 import type { PassFn } from './context.js';
-import { spanTurns } from './common.js';
+import { insertChainedSummary, spanTurns } from './common.js';
 
 export const rollingPass: PassFn = async (ctx, resolved) => {
   const params = resolved as RollingParams;
@@ -46,24 +46,7 @@ export const rollingPass: PassFn = async (ctx, resolved) => {
   const pointer = (ctx.state.pointer ?? 0) + span.turnIds.length;
   let state: VariantState = ctx.state;
   await ctx.store.commit((w) => {
-    const id = w.insertSummary({
-      kind: 'rolling',
-      // Generation: a summary of a summary is one level deeper (shown as a chain in the DAG view).
-      depth: prior ? prior.depth + 1 : 0,
-      text: summary.text,
-      tokenCount: summary.tokenCount,
-      tier: summary.tier,
-      model: summary.model,
-      promptVersion: ctx.summarizer.promptVersion,
-      cacheKey: summary.cacheKey,
-      cacheHit: summary.cacheHit,
-      firstPosition: prior ? Math.min(prior.firstPosition, span.firstPosition) : span.firstPosition,
-      lastPosition: span.lastPosition,
-      turnIds: span.turnIds,
-      childSummaryIds: prior ? [prior.id] : [],
-      facts: summary.facts,
-    });
-    if (prior) w.markCompacted([prior.id]);
+    const id = insertChainedSummary(w, { kind: 'rolling', promptVersion: ctx.summarizer.promptVersion, summary, span, prior });
     state = { ...ctx.state, pointer, rollingSummaryId: id };
     w.setState(state);
   });
